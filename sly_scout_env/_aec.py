@@ -98,11 +98,8 @@ class CardGameRawEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if options:
-            raise ValueError(
-                f"reset(options=...) is not used by {self.metadata['name']}; pass game options to the "
-                f"constructor instead (got {options!r})"
-            )
+        """Deal a new game. ``options`` is accepted for API compatibility and not used:
+        game options go to the constructor (PettingZoo's api_test passes dummy options)."""
         self._k_reset(seed_word(seed))
         self._start_episode()
 
@@ -232,6 +229,12 @@ class CardGameRawEnv(AECEnv):
         pass
 
     # -- state dicts -----------------------------------------------------------------
+    def player_view(self, seat: int) -> dict:
+        """The state dict as far as ``seat`` may know it (hidden cards removed); for bots."""
+        from .views import player_view
+
+        return player_view(self.state_dict(), seat)
+
     def from_state_dict(self, d: dict) -> None:
         """Load a position written by :meth:`state_dict` (or by hand) into this env.
 

@@ -1,0 +1,1 @@
+"""Sly: rules kernels, observation encoder, PettingZoo env, text helpers and simulation."""
