@@ -247,3 +247,55 @@ class SlyReference:
         cards += [h["card"] for pile in self.gobbled for h in pile if h["owner"] == seat]
         cards += [FOX for pile in self.captured for owner in pile if owner == seat]
         return sorted(cards)
+
+
+def build_state(num_players: int, spaces: dict | None = None, *, current: int = 0, hen_houses: int | None = None,
+                reveal_scope: str = "house", first_player: int | str = 0, gobbled: dict | None = None,
+                captured: dict | None = None, known_in_hand: dict | None = None, hands: dict | None = None) -> dict:
+    """A hand-written position in state_dict form, for literal scenarios.
+
+    ``spaces`` maps space -> (owner, card) for a face-down card or (owner, card, "safe");
+    ``gobbled`` maps gobbler -> [(owner, card), ...]; ``captured`` maps captor -> [fox owners];
+    every card not placed anywhere else is in its owner's hand (so the 7 cards are conserved),
+    unless ``hands`` gives a seat's hand explicitly. ``scores`` is left out (the engine recomputes).
+    """
+    if hen_houses is None:
+        hen_houses = 1 if num_players == 2 else 2
+    spaces = spaces or {}
+    gobbled = gobbled or {}
+    captured = captured or {}
+    known_in_hand = known_in_hand or {}
+    space_list = [None] * (SPACES_PER_HOUSE * hen_houses)
+    elsewhere = [set() for _ in range(num_players)]
+    for s, entry in spaces.items():
+        owner, card = entry[0], entry[1]
+        safe = len(entry) > 2 and entry[2] == "safe"
+        space_list[s] = {"owner": owner, "card": card, "safe": safe}
+        elsewhere[owner].add(card)
+    gob = [[{"owner": o, "card": c} for o, c in gobbled.get(p, [])] for p in range(num_players)]
+    for pile in gob:
+        for h in pile:
+            elsewhere[h["owner"]].add(h["card"])
+    cap = [list(captured.get(p, [])) for p in range(num_players)]
+    for pile in cap:
+        for owner in pile:
+            elsewhere[owner].add(FOX)
+    hand_list = [
+        sorted(hands[p]) if hands and p in hands else sorted(set(ALL_CARDS) - elsewhere[p])
+        for p in range(num_players)
+    ]
+    return {
+        "game": "sly",
+        "version": 0,
+        "num_players": num_players,
+        "hen_houses": hen_houses,
+        "reveal_scope": reveal_scope,
+        "first_player": first_player,
+        "current_player": current,
+        "game_over": False,
+        "hands": hand_list,
+        "spaces": space_list,
+        "gobbled": gob,
+        "captured": cap,
+        "known_in_hand": [sorted(known_in_hand.get(p, [])) for p in range(num_players)],
+    }
