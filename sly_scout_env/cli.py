@@ -2,6 +2,8 @@
 
     sly-scout simulate scout --players 4 --hands 100000 --seed 0
     sly-scout simulate sly --players 3 --games 100000 --seed 0
+    sly-scout arena scout --players 4 --agents random,greedy,ismcts --games 2000
+    sly-scout play scout --players 3 --opponents greedy,ismcts
 
 ``simulate`` plays uniform-random legal moves entirely inside compiled code and prints
 the speed and the mean score of each seat.
@@ -145,6 +147,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sly-scout", description="Scout and Sly environments: tools.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_simulate(sub)
+    # Bots, the arena and play are the top layer (agents/); imported here, not in the envs.
+    from agents.cli import add_arena_parser, add_play_parser
+
+    add_arena_parser(sub)
+    add_play_parser(sub)
     return parser
 
 
@@ -152,6 +159,15 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "simulate":
         run_simulate(args)
+    elif args.command == "arena":
+        from agents.cli import run_arena
+
+        run_arena(args)
+    elif args.command == "play":
+        from agents.cli import run_play
+
+        result = run_play(args)
+        return 0 if result["status"] in ("finished", "saved") else 1
     return 0
 
 

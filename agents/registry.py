@@ -1,0 +1,183 @@
+"""Bots by name: ``make("random")``, ``available("sly")``.
+
+A registration maps a name to a *factory*: a callable returning a new bot, or a lazy
+``"package.module:callable"`` string (imported on first use, so that registering a
+bot costs nothing and spawned arena workers can rebuild it by name), or a dict
+``{game: factory}`` when the bot is a different class per game.
+
+Adding a bot (heuristics, ISMCTS, compiled policies): add one ``register(...)`` line
+to :func:`_register_builtins` below with a lazy string factory, e.g.::
+
+    register("greedy", {"scout": "agents.greedy_scout:GreedyScout",
+                        "sly": "agents.greedy_sly:GreedySly"},
+             description="hand-management heuristic (Scout) / public-knowledge heuristic (Sly)")
+
+Keyword parameters pass through ``make(name, **kwargs)`` to the factory; on the
+command line a bot spec may carry them as ``name:key=value:key=value`` (values are
+read as int, float, true/false, or else kept as text), e.g. ``ismcts:iterations=200``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+GAMES = ("scout", "sly")
+
+
+@dataclass(frozen=True)
+class Registration:
+    name: str
+    factory: Any  # callable | "module:attr" | {game: callable | "module:attr"}
+    games: tuple = GAMES
+    description: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+_REGISTRY: dict[str, Registration] = {}
+
+
+def _check_game(game: str) -> str:
+    if game not in GAMES:
+        raise ValueError(f"game={game!r} is not allowed; allowed values: {', '.join(map(repr, GAMES))}")
+    return game
+
+
+def register(name: str, factory, games=GAMES, description: str = "", *, overwrite: bool = False) -> None:
+    """Register ``factory`` under ``name`` for ``games`` (see the module docstring)."""
+    if not isinstance(name, str) or not name or any(c in name for c in ":,= "):
+        raise ValueError(f"bot name {name!r} is not allowed; give a non-empty name without ':', ',', '=' or spaces")
+    games = tuple(games)
+    if not games:
+        raise ValueError(f"bot {name!r}: games must name at least one of {GAMES}")
+    for g in games:
+        _check_game(g)
+    if isinstance(factory, dict):
+        missing = [g for g in games if g not in factory]
+        if missing:
+            raise ValueError(f"bot {name!r}: the factory dict has no entry for game(s) {missing}")
+    elif not (callable(factory) or (isinstance(factory, str) and ":" in factory)):
+        raise ValueError(f"bot {name!r}: factory must be a callable, a 'module:callable' string or a dict per game")
+    if name in _REGISTRY and not overwrite:
+        raise ValueError(f"a bot named {name!r} is already registered (pass overwrite=True to replace it)")
+    _REGISTRY[name] = Registration(name, factory, games, description)
+
+
+def unregister(name: str) -> None:
+    """Remove a registration (used by tests that register temporary bots)."""
+    _REGISTRY.pop(name, None)
+
+
+def available(game: str | None = None) -> list[str]:
+    """The registered bot names (sorted), optionally only those that play ``game``."""
+    if game is not None:
+        _check_game(game)
+    return sorted(n for n, r in _REGISTRY.items() if game is None or game in r.games)
+
+
+def registration(name: str) -> Registration:
+    """The registration of ``name``; unknown name -> ValueError listing the registered names."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown bot {name!r}; registered bots: {', '.join(available())}") from None
+
+
+def describe(game: str | None = None) -> str:
+    """One line per registered bot: name, games, description (for --help texts)."""
+    lines = []
+    for n in available(game):
+        r = _REGISTRY[n]
+        lines.append(f"{n:<12} [{'/'.join(r.games)}] {r.description}")
+    return "\n".join(lines)
+
+
+def _resolve(factory) -> Callable:
+    if isinstance(factory, str):
+        module, _, attr = factory.partition(":")
+        obj = importlib.import_module(module)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        return obj
+    return factory
+
+
+def make(name: str, *, game: str | None = None, **kwargs):
+    """A new bot ``name`` built with ``kwargs``.
+
+    ``game`` is needed when the bot is registered per game (and checked against the
+    games the bot supports when given). The bot's ``name`` becomes the spec text
+    (``"ismcts:iterations=200"``) so tables tell parameterised bots apart.
+    """
+    reg = registration(name)
+    if game is not None:
+        _check_game(game)
+        if game not in reg.games:
+            raise ValueError(f"bot {name!r} does not play {game}; it plays {', '.join(reg.games)}")
+    factory = reg.factory
+    if isinstance(factory, dict):
+        if game is None:
+            raise ValueError(f"bot {name!r} is a different bot per game; call make({name!r}, game=...)")
+        factory = factory[game]
+    bot = _resolve(factory)(**kwargs)
+    label = format_spec(name, kwargs)
+    try:
+        bot.name = label
+    except AttributeError:  # a bot with a read-only name keeps its own
+        pass
+    return bot
+
+
+def _parse_value(text: str):
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("none", "null"):
+        return None
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_spec(spec: str) -> tuple[str, dict]:
+    """``"ismcts:iterations=200:c=1.4"`` -> ``("ismcts", {"iterations": 200, "c": 1.4})``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"bot spec {spec!r} is empty; give a registered name, e.g. random")
+    name, *params = spec.strip().split(":")
+    registration(name)  # unknown name -> ValueError listing the registered names
+    kwargs = {}
+    for p in params:
+        key, eq, value = p.partition("=")
+        if not eq or not key:
+            raise ValueError(f"bot spec {spec!r}: parameter {p!r} is not of the form key=value")
+        kwargs[key] = _parse_value(value)
+    return name, kwargs
+
+
+def format_spec(name: str, kwargs: dict) -> str:
+    return ":".join([name] + [f"{k}={v}" for k, v in kwargs.items()])
+
+
+def make_from_spec(spec: str, *, game: str | None = None):
+    """``make`` from a command-line spec (``name`` or ``name:key=value:...``)."""
+    name, kwargs = parse_spec(spec)
+    return make(name, game=game, **kwargs)
+
+
+def _register_builtins() -> None:
+    register(
+        "random",
+        "agents.random_agent:RandomAgent",
+        games=GAMES,
+        description="uniformly random legal move (own generator, seeded in reset)",
+    )
+    # Later bots plug in here by name, e.g. (lazy imports keep `import agents` cheap):
+    # register("greedy", {"scout": "agents.greedy_scout:GreedyScout", "sly": "agents.greedy_sly:GreedySly"}, ...)
+    # register("ismcts", "agents.ismcts:ISMCTSAgent", ...)
+
+
+_register_builtins()
