@@ -1,0 +1,1 @@
+"""Scout: rules kernels (``rules``), observation encoder, PettingZoo env, text helpers, simulate."""

@@ -1,0 +1,288 @@
+"""Batched Scout kernels: N games in one 2-D ``int64`` array, one game per row.
+
+Same kernels and signatures as ``sly_scout_env.sly.batch`` (read its docstring): every
+kernel loops over rows with ``numba.prange`` into preallocated buffers, and each row
+carries its own generator, so a game plays the same whatever its row, the batch size or
+the thread count.
+
+Scout's legal-move kernels need an int64 scratch (``rules.SCRATCH_SIZE``): ``scratch``
+holds one scratch row per game, allocated once with the batch (never per call).
+``opts`` is the int64 array ``[num_players, rounds, ii_after_empty_set, score_held_chips]``
+that :func:`rules.reset` needs to deal a new game. A kernel error (``ERR_HAND_FULL``,
+impossible under the rules) is written to ``errors[i]`` and the caller raises.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .._rng import rng_next
+from . import policies as P
+from . import rules as R
+from .env import scout_options
+from .observation import encode_observation as observe
+from .observation import observation_size
+
+SERIAL_BELOW = 32  # batches smaller than this run on one thread: a parallel launch costs more
+_POLICY_SALT = np.int64(0x5851F42D4C957F2D)  # decorrelates the move generator from the deal generator
+
+
+def new_batch(num_envs: int, num_players=4, **options):
+    """``(states, scratch, opts, info)``: ``num_envs`` zero rows (reset before use).
+
+    ``info`` is a dict with ``num_players``, ``num_actions``, ``observation_size`` and the
+    resolved ``options``. Unknown or bad options raise ValueError.
+    """
+    o = scout_options(num_players=num_players, **options)
+    states = np.zeros((num_envs, R.STATE_SIZE), dtype=np.int64)
+    scratch = np.zeros((num_envs, R.SCRATCH_SIZE), dtype=np.int64)
+    opts = _opts(o["num_players"], o["rounds"], o["ii_after_empty_set"], o["score_held_chips"])
+    info = {
+        "num_players": o["num_players"],
+        "num_actions": int(R.num_actions(o["num_players"])),
+        "observation_size": observation_size(o["num_players"]),
+        "options": o,
+    }
+    return states, scratch, opts, info
+
+
+def _opts(num_players, rounds, ii_after_empty_set, score_held_chips):
+    return np.array([num_players, rounds, int(ii_after_empty_set), int(score_held_chips)], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def game_over(state):
+    return state[R.O_PHASE] == R.PHASE_GAME_OVER
+
+
+@njit(cache=True)
+def points_into(state, out):
+    """Points paid so far under ``reward="score"``: the game totals of the scored rounds."""
+    for p in range(state[R.O_NUM_PLAYERS]):
+        out[p] = state[R.O_SCORES + p]
+
+
+@njit(cache=True)
+def scores_into(state, out):
+    """Game totals per seat so far."""
+    points_into(state, out)
+
+
+@njit(cache=True)
+def _reset_one(state, scratch, opts, word):
+    R.reset(state, opts[0], opts[1], opts[2] != 0, opts[3] != 0, word)
+    return 0
+
+
+@njit(cache=True)
+def _mask_one(state, out, scratch):
+    if R.legal_mask(state, out, scratch) == R.ERR_HAND_FULL:  # all zeros once the game is over
+        return R.ERR_HAND_FULL
+    return 0
+
+
+@njit(cache=True)
+def _apply_one(state, action, scratch):
+    return R.apply_action(state, action, scratch)
+
+
+@njit(cache=True)
+def _new_word(state):
+    """A seed word for the next game of this row, drawn from the row's own generator."""
+    return np.int64(rng_next(state, R.O_RNG))
+
+
+@njit(cache=True)
+def _observe_current(state, i, obs, masks, seats, scratch):
+    seat = state[R.O_CURRENT_PLAYER]
+    seats[i] = seat
+    observe(state, seat, obs[i])
+    return _mask_one(state, masks[i], scratch)
+
+
+@njit(cache=True)
+def _win_rewards(num_p, out):
+    """Turn the final scores in ``out[:num_p]`` into the AEC env's win rewards, in place."""
+    best = out[0]
+    for p in range(1, num_p):
+        if out[p] > best:
+            best = out[p]
+    winners = 0
+    for p in range(num_p):
+        if out[p] == best:
+            winners += 1
+    for p in range(num_p):
+        if winners == num_p:
+            out[p] = 0.0
+        elif out[p] == best:
+            out[p] = 1.0 / winners
+        else:
+            out[p] = -1.0 / (num_p - winners)
+
+
+@njit(cache=True, inline="always")
+def _reset_row(states, scratch, opts, words, which, ep_steps, points, obs, masks, seats, i):
+    if which[i]:
+        _reset_one(states[i], scratch[i], opts, words[i])
+        ep_steps[i] = 0
+        points_into(states[i], points[i])
+        return _observe_current(states[i], i, obs, masks, seats, scratch[i])
+    return 0
+
+
+@njit(cache=True, parallel=True)
+def reset_rows(states, scratch, opts, words, which, ep_steps, points, obs, masks, seats):
+    """Reset the rows with ``which[i]`` (see the module docstring); returns the error count."""
+    errors = 0
+    for i in prange(states.shape[0]):
+        if _reset_row(states, scratch, opts, words, which, ep_steps, points, obs, masks, seats, i) != 0:
+            errors += 1
+    return errors
+
+
+@njit(cache=True, inline="always")
+def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+              rewards, terms, truncs, final_obs, final_scores, has_final, errors, i):
+    state = states[i]
+    num_p = points.shape[1]
+    has_final[i] = False
+    if actions[i] < 0:
+        # A finished game left alone (no autoreset): nothing happens, its flags stay.
+        rewards[i, :] = 0.0
+        errors[i] = 0
+        return
+    errors[i] = _apply_one(state, actions[i], scratch[i])
+    ep_steps[i] += 1
+    over = game_over(state)
+    # Rewards as the AEC env pays them: differences of points so far, or win rewards at the end.
+    r = rewards[i]
+    if win == 0:
+        points_into(state, r)
+        for p in range(num_p):
+            new = r[p]
+            r[p] = new - points[i, p]
+            points[i, p] = new
+    elif over:
+        points_into(state, r)
+        _win_rewards(num_p, r)
+    else:
+        r[:] = 0.0
+    trunc = (not over) and max_steps > 0 and ep_steps[i] >= max_steps
+    terms[i] = over
+    truncs[i] = trunc
+    has_final[i] = over or trunc
+    if over or trunc:
+        scores_into(state, final_scores[i])
+        for p in range(num_p):
+            observe(state, p, final_obs[i, p])
+        if autoreset:
+            _reset_one(state, scratch[i], opts, _new_word(state))
+            ep_steps[i] = 0
+            points_into(state, points[i])
+    err = _observe_current(state, i, obs, masks, seats, scratch[i])
+    if err != 0:
+        errors[i] = err
+
+
+@njit(cache=True, parallel=True)
+def _step_parallel(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+                   rewards, terms, truncs, final_obs, final_scores, has_final, errors):
+    for i in prange(states.shape[0]):
+        _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+                  rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
+
+
+@njit(cache=True)
+def _step_serial(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+                 rewards, terms, truncs, final_obs, final_scores, has_final, errors):
+    for i in range(states.shape[0]):
+        _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+                  rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
+
+
+def step_rows(states, *args):
+    """Step every row (see the module docstring); small batches run on one thread."""
+    if states.shape[0] < SERIAL_BELOW:
+        _step_serial(states, *args)
+    else:
+        _step_parallel(states, *args)
+
+
+@njit(cache=True, parallel=True)
+def legal_masks(states, scratch, masks):
+    """The legal-action mask of every row into ``masks`` (zeros for finished games)."""
+    for i in prange(states.shape[0]):
+        _mask_one(states[i], masks[i], scratch[i])
+
+
+@njit(cache=True, parallel=True)
+def observe_rows(states, seats, obs):
+    """Seat ``seats[i]``'s observation of row ``i`` into ``obs[i]``."""
+    for i in prange(states.shape[0]):
+        observe(states[i], seats[i], obs[i])
+
+
+# -- simulation at scale -----------------------------------------------------------------
+PLAY_BLOCK = 64  # hands per parallel task: per-task buffers are allocated once per block
+
+SIM_OPTIONS = ("ii_after_empty_set", "score_held_chips")
+
+
+def sim_template(num_players, **options):
+    """``(opts array, num_players)`` for :func:`play_rows` (a hand = one round: rounds=1)."""
+    for k in options:
+        if k not in SIM_OPTIONS:
+            raise ValueError(f"unknown option {k!r} for scout; allowed options: {', '.join(SIM_OPTIONS)}")
+    o = scout_options(num_players=num_players, rounds=1, **options)
+    return _opts(o["num_players"], 1, o["ii_after_empty_set"], o["score_held_chips"]), o["num_players"]
+
+
+@njit(cache=True, parallel=True)
+def play_rows(opts, words, policy_ids, step_cap, scores, steps, ends):
+    """Play one hand per seed word with the compiled policies ``policy_ids[seat]``.
+
+    The deal comes from the row generator (word ``words[g]``), the moves from a policy
+    generator seeded with ``words[g] ^ _POLICY_SALT``. Writes the round scores, the
+    actions taken (flip decisions included) and the end reason (0 if the step cap
+    stopped the hand, -1 if a policy failed). Returns the number of failed hands.
+    """
+    n = words.shape[0]
+    num_p = opts[0]
+    blocks = (n + PLAY_BLOCK - 1) // PLAY_BLOCK
+    bad = 0
+    for b in prange(blocks):
+        state = np.zeros(R.STATE_SIZE, dtype=np.int64)
+        scratch = np.zeros(R.SCRATCH_SIZE, dtype=np.int64)
+        obs = np.zeros(obs_size_k(num_p), dtype=np.float32)
+        rng = np.zeros(1, dtype=np.int64)
+        for g in range(b * PLAY_BLOCK, min(n, (b + 1) * PLAY_BLOCK)):
+            _reset_one(state, scratch, opts, words[g])
+            rng[0] = words[g] ^ _POLICY_SALT
+            k = 0
+            failed = False
+            while state[R.O_PHASE] != R.PHASE_GAME_OVER and k < step_cap:
+                a = P.choose(policy_ids[state[R.O_CURRENT_PLAYER]], state, scratch, obs, rng)
+                if a < 0 or R.apply_action(state, a, scratch) != 0:
+                    failed = True
+                    break
+                k += 1
+            steps[g] = k
+            if state[R.O_PHASE] == R.PHASE_GAME_OVER:
+                ends[g] = state[R.O_LAST_END_REASON]
+                for s in range(num_p):
+                    scores[g, s] = state[R.O_LAST_ROUND_SCORES + s]
+            else:
+                ends[g] = -1 if failed else R.END_NONE
+                for s in range(num_p):
+                    scores[g, s] = 0
+            if failed:
+                bad += 1
+    return bad
+
+
+@njit(cache=True)
+def obs_size_k(num_players):
+    """``observation.observation_size`` for use inside kernels."""
+    H = R.max_hand(num_players)
+    return 4 * H + 3 * R.ACTIVE_CAP + num_players + 1 + 5 * num_players + 4 + 2 + num_players + 3 * H * (num_players - 1)

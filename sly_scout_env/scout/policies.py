@@ -1,0 +1,49 @@
+"""Compiled Scout policies: bots that run inside Numba, for simulation at scale.
+
+A policy picks an action for the player to act from what that player may know: the
+legal actions and (for informed policies) the player's own observation vector, never
+the hidden parts of the state row. Each policy has a small integer id so that batched
+and simulation kernels can hold one id per seat and dispatch without Python objects.
+
+``choose(policy_id, state, scratch, obs, rng)``:
+  ``state`` the game row (only public/own fields may be read),
+  ``scratch`` the int64 scratch of ``rules.make_scratch()`` (``legal_actions`` writes the
+  legal ids to ``scratch[:count]``),
+  ``obs`` a float32 scratch of the observation size (filled by informed policies),
+  ``rng`` an int64 array whose element 0 is the policy's own splitmix64 generator word.
+Returns the action id, or -1 for an unknown policy id or an engine error (callers
+validate ids first with :func:`policy_id`).
+
+Why a generator apart from the row's: the row's generator deals the next rounds; if the
+moves drew from it too, a different policy would change the later deals.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .._rng import rng_below
+from . import rules as R
+
+RANDOM = 0  # uniform over the legal actions
+
+# Names users pass (``simulate(policies=[...])``, ``sly-scout simulate --policies``);
+# a policy's id is its index here.
+POLICY_NAMES = ("random",)
+
+
+def policy_id(name: str) -> int:
+    """The id of a compiled policy by name; ValueError naming the allowed names."""
+    if name not in POLICY_NAMES:
+        raise ValueError(f"unknown compiled scout policy {name!r}; allowed: {', '.join(POLICY_NAMES)}")
+    return POLICY_NAMES.index(name)
+
+
+@njit(cache=True)
+def choose(policy_id, state, scratch, obs, rng):
+    n = R.legal_actions(state, scratch)
+    if n <= 0:
+        return -1
+    if policy_id == RANDOM:
+        return scratch[R.S_ACTS + rng_below(rng, 0, n)]
+    return -1
