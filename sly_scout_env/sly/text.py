@@ -305,6 +305,13 @@ def load_state_dict(d: dict, state: np.ndarray) -> np.ndarray:
             _bad("game_over", "false, but every space holds a Safe Hen, which ends the game")
         if R.legal_actions(row, np.zeros(R.num_actions(houses), dtype=np.int64)) == 0:
             _bad("current_player", f"player {cur} has no legal action, impossible in a running game")
+        if row[R.HAND_SIZE + cur] <= 1:
+            # The end check runs at the start of a turn: such a turn never begins.
+            _bad(
+                "game_over",
+                f"false, but player {cur} (to act) holds {row[R.HAND_SIZE + cur]} card(s); a turn that "
+                "starts with at most one card in hand ends the game (set game_over true after the final flip)",
+            )
 
     if "rng" in d:
         r = d["rng"]

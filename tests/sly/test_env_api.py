@@ -408,3 +408,22 @@ def test_observation_player_and_opponent_slices_match_state_dict(num_players):
                         unseen = c in d["hands"][p] or (p, c) in on_table_down
                         assert ob[c] == unseen
                         assert ob[7 + c] == (c in d["known_in_hand"][p])
+
+
+def test_loading_a_running_game_whose_player_to_act_holds_one_card_is_refused():
+    """The end check runs at the start of a turn, so such a position cannot exist."""
+    env = sly_v0.raw_env(num_players=2)
+    env.reset(seed=0)
+    d = env.state_dict()
+    # Seat 0 keeps only its Fox; its Hens 4-6 were gobbled by seat 1, Hens 1-3 lie face down.
+    d["hands"][0] = [0]
+    d["spaces"] = [{"owner": 0, "card": c, "safe": False} for c in (1, 2, 3)] + [None]
+    d["gobbled"][1] = [{"owner": 0, "card": c} for c in (4, 5, 6)]
+    d.pop("scores", None)
+    before = env.state_dict()
+    with pytest.raises(ValueError, match="game_over"):
+        env.from_state_dict(d)
+    assert env.state_dict() == before
+    d["current_player"] = 1  # seat 1 to act with 7 cards: a legal running position
+    env.from_state_dict(d)
+    assert env.state_dict()["current_player"] == 1
