@@ -21,10 +21,10 @@ run: $(STAMP)
 	$(VENV)/bin/sly-scout simulate scout
 
 test: $(STAMP)
-	$(PY) -m pytest -n 2 --dist loadfile -q
+	$(PY) -m pytest -n 2 -q
 
 bench: $(STAMP)
-	$(PY) benchmarks/run.py
+	$(PY) benchmarks/run.py --readme
 
 clean:
 	rm -rf $(VENV) build *.egg-info
