@@ -270,6 +270,15 @@ def dict_to_state(d: dict, num_players: int) -> tuple[np.ndarray, list, list]:
     elif active:
         ck.fail("active_owner", owner, "a seat when the active set is not empty")
     chips = [ck.int_("scout_chips", 0, 3 if n == 2 else 10**6, c) for c in ck.per_seat("scout_chips")]
+    if phase != "game_over":
+        # The MAX_HAND proof, as load-time checks, so no loaded position can overflow a hand:
+        # 2 players: each Scout costs a chip, so hand + chips held <= 11 + 3.
+        # 3-5 players: a player left with no card ends the round (i), so every hand holds one.
+        for s in range(n):
+            if n == 2 and len(hands[s]) + chips[s] > H:
+                ck.fail("hands", d["hands"][s], f"at most {H} cards minus the chips still held ({chips[s]}) for seat {s}")
+            if not hands[s]:
+                ck.fail("hands", d["hands"][s], f"at least one card for seat {s} while the game runs")
     collected = [ck.cards("collected", c, R.DECK_CAP) for c in ck.per_seat("collected")]
     sas = [ck.bool_("scout_and_show_left", v) for v in ck.per_seat("scout_and_show_left")]
     if n == 2 and any(sas):

@@ -276,7 +276,11 @@ def test_state_dict_wrong_player_count_and_game():
 
 
 def test_max_hand_guard():
-    """A hand-made hand of MAX_HAND cards facing a Scout raises instead of writing out of bounds."""
+    """No position can overflow a hand: the loader refuses what the MAX_HAND proof excludes,
+    and the kernels refuse (RuntimeError) instead of writing out of bounds should a row
+    ever get there by other means."""
+    from sly_scout_env.scout import rules as R
+
     e = scout_v0.raw_env(num_players=2)
     e.reset(seed=0)
     d = e.state_dict()
@@ -286,13 +290,27 @@ def test_max_hand_guard():
         hands=[cards[:14], cards[14:15]], known=[[False] * 14, [False]], set_aside=cards[22:44],
         collected=[[], []], scout_chips=[3, 3],
     )  # fmt: skip
+    before = e.state_dict()
+    with pytest.raises(ValueError, match="hands"):  # 14 cards + 3 chips > 11 + 3
+        e.from_state_dict(d)
+    assert e.state_dict() == before
+    d["scout_chips"] = [0, 3]  # 14 cards, no chip left: reachable (three Scouts)
     e.from_state_dict(d)
+    e._state[R.O_SCOUT_CHIPS + 0] = 1  # forge a chip: the kernels must refuse, not overflow
     with pytest.raises(RuntimeError, match="MAX_HAND"):
         e.legal_action_mask()
     d["hands"][0] = cards[:15]
     d["known"][0] = [False] * 15
     with pytest.raises(ValueError, match="hands"):
         e.from_state_dict(d)
+    for n in (3, 4, 5):  # 3-5 players: every hand holds a card while the game runs
+        e = scout_v0.raw_env(num_players=n)
+        e.reset(seed=0)
+        d = e.state_dict()
+        d["hands"][1] = []
+        d["known"][1] = []
+        with pytest.raises(ValueError, match="hands"):
+            e.from_state_dict(d)
 
 
 # --- simulate ---------------------------------------------------------------------------------
