@@ -1,25 +1,41 @@
-"""Speed benchmark: medians of repeated runs, written as a markdown table.
+"""Speed benchmark suite: one markdown table for both games and every player count.
 
-    python benchmarks/run.py                 # full run (a few minutes), writes benchmarks/results.md
+    python benchmarks/run.py                 # full run (several minutes), writes benchmarks/results.md
+    python benchmarks/run.py --readme        # ... and puts the table into README.md (what `make bench` does)
     python benchmarks/run.py --quick         # a fast smoke run with small sizes
 
-Measured per game and player count:
-- in-kernel: uniform-random hands (Scout) or games (Sly) played inside compiled code,
-  one thread: hands/s and steps/s;
-- raw AEC env and wrapped ``env()``: steps/s of the standard PettingZoo agent loop
-  (``last()`` then ``step()``), the policy a random pick from ``np.flatnonzero(mask)``.
+Columns, per game and player count (``unit`` = a Scout hand, one round from a fresh deal
+to its scoring, or a whole Sly game; uniform-random legal moves throughout):
+- in-kernel units/s and steps/s with 1 thread and with all threads
+  (``sly_scout_env.simulation.simulate``: whole games inside compiled code);
+- vector env agent-steps/s at batch 1, 64, 1024, 4096 and 8192: time spent in
+  ``VectorEnv.step`` (observations and masks included, ``copy=False``, all threads);
+  the random policy that picks the actions runs outside the timed region;
+- raw and wrapped AEC env steps/s: the standard PettingZoo agent loop (``last()`` then
+  ``step()``), the policy a random pick from ``np.flatnonzero(mask)``;
+- bytes per game state (the int64 row, plus Scout's per-game scratch row);
+- the 1M-unit simulation (all threads, one run in a fresh subprocess): units/min and
+  peak memory: ``tracemalloc``'s peak of the arrays allocated by the run (numpy reports
+  its allocations to it), and the whole process's peak RSS (``ru_maxrss``: Python, numpy,
+  Numba and LLVM included, dominated by them);
+- first-call latency: ``import`` + ``env()`` + ``reset`` + first ``step`` in a fresh
+  subprocess, with a cold Numba cache (``NUMBA_CACHE_DIR`` an empty temporary directory)
+  and then warm (the same directory again).
 
-The machines are shared and noisy: each figure is the median of ``--repeats`` runs,
-and the first (compiling) run is discarded.
+The machines are shared and noisy: every rate is the median of ``--repeats`` runs after
+a discarded warm-up run.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -28,17 +44,23 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import numba  # noqa: E402
+from numba import njit  # noqa: E402
+
 from sly_scout_env import scout_v0, sly_v0  # noqa: E402
-from sly_scout_env.scout.simulate import simulate as simulate_scout  # noqa: E402
-from sly_scout_env.sly.simulate import simulate as simulate_sly  # noqa: E402
+from sly_scout_env.simulation import simulate  # noqa: E402
+from sly_scout_env.vector import ScoutVectorEnv, SlyVectorEnv  # noqa: E402
 
 GAMES = {
-    "scout": {"module": scout_v0, "simulate": simulate_scout, "players": (2, 3, 4, 5), "unit": "hands"},
-    "sly": {"module": sly_v0, "simulate": simulate_sly, "players": (2, 3, 4), "unit": "games"},
+    "scout": {"module": scout_v0, "vector": ScoutVectorEnv, "players": (2, 3, 4, 5), "unit": "hands"},
+    "sly": {"module": sly_v0, "vector": SlyVectorEnv, "players": (2, 3, 4), "unit": "games"},
 }
+BATCHES = (1, 64, 1024, 4096, 8192)
+README_START = "<!-- BENCHMARK_TABLE start: written by `make bench` -->"
+README_END = "<!-- BENCHMARK_TABLE end -->"
 
 
-def median_rate(fn, repeats: int) -> tuple[float, float]:
+def median_rates(fn, repeats: int) -> tuple[float, float]:
     """Run ``fn() -> (count_a, count_b, seconds)`` once to warm up, then ``repeats`` times.
 
     Returns the median rates ``count_a / s`` and ``count_b / s``.
@@ -52,16 +74,56 @@ def median_rate(fn, repeats: int) -> tuple[float, float]:
     return statistics.median(rates_a), statistics.median(rates_b)
 
 
-def in_kernel(game: str, players: int, n: int):
-    simulate = GAMES[game]["simulate"]
+# -- in-kernel -------------------------------------------------------------------------------
+def in_kernel(game: str, players: int, n: int, threads: int):
+    counter = [0]
 
     def run():
-        result = simulate(players, n, seed=int(time.time_ns() % 2**31))
-        return n, int(np.asarray(result["steps"]).sum()), float(result["seconds"])
+        counter[0] += 1
+        r = simulate(game, n, players=players, seed=counter[0], threads=threads)
+        return n, int(r["steps"].sum()), float(r["seconds"])
 
     return run
 
 
+# -- vector env ------------------------------------------------------------------------------
+@njit(cache=True)
+def _pick(masks, keys, out):
+    """A uniform legal action per row (``keys`` random ints): the policy of the vector benchmark."""
+    for i in range(masks.shape[0]):
+        m = masks[i]
+        count = 0
+        for j in range(m.shape[0]):
+            count += m[j]
+        k = keys[i] % count
+        for j in range(m.shape[0]):
+            if m[j]:
+                if k == 0:
+                    out[i] = j
+                    break
+                k -= 1
+
+
+def vector_env(game: str, players: int, batch: int, agent_steps: int):
+    env = GAMES[game]["vector"](batch, num_players=players, copy=False)
+    rng = np.random.default_rng(0)
+    actions = np.zeros(batch, dtype=np.int64)
+    steps = min(20_000, max(50, agent_steps // batch))  # batch 1: 20,000 steps are plenty
+
+    def run():
+        obs, _ = env.reset(seed=int(rng.integers(2**31)))
+        spent = 0.0
+        for _ in range(steps):
+            _pick(obs["action_mask"], rng.integers(0, 2**62, batch), actions)
+            t0 = time.perf_counter()
+            obs, rewards, terms, truncs, infos = env.step(actions)
+            spent += time.perf_counter() - t0
+        return steps * batch, steps * batch, spent
+
+    return run
+
+
+# -- AEC -------------------------------------------------------------------------------------
 def aec_loop(env, steps: int, seed: int = 0):
     """The standard agent loop; returns (moves, moves, seconds). Dead-agent steps are not counted."""
     rng = np.random.default_rng(seed)
@@ -88,8 +150,59 @@ def aec_loop(env, steps: int, seed: int = 0):
     return run
 
 
-def machine_header() -> str:
-    import numba
+# -- subprocess measurements -----------------------------------------------------------------
+_MEMORY_SCRIPT = r"""
+import json, resource, sys, tracemalloc
+sys.path.insert(0, {root!r})
+from sly_scout_env.simulation import simulate
+simulate({game!r}, 1000, players={players})  # compile / load the kernels first
+tracemalloc.start()
+r = simulate({game!r}, {n}, players={players}, seed=0)
+current, peak = tracemalloc.get_traced_memory()
+maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({{"seconds": r["seconds"], "rss_kib": maxrss, "traced": peak}}))
+"""
+
+_LATENCY_SCRIPT = r"""
+import time
+t0 = time.perf_counter()
+import sys
+sys.path.insert(0, {root!r})
+import numpy as np
+from sly_scout_env import {game}_v0
+env = {game}_v0.env()
+env.reset(seed=0)
+obs, *_ = env.last()
+env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+print(time.perf_counter() - t0)
+"""
+
+
+def big_simulation(game: str, players: int, n: int) -> dict:
+    code = _MEMORY_SCRIPT.format(root=str(ROOT), game=game, players=players, n=n)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def first_call_latency(game: str) -> tuple[float, float]:
+    """Seconds for import + first step in a fresh process: (cold cache, warm cache)."""
+    code = _LATENCY_SCRIPT.format(root=str(ROOT), game=game)
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        times = []
+        for _ in range(2):
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+            times.append(float(out.stdout.strip().splitlines()[-1]))
+    return times[0], times[1]
+
+
+def state_bytes(game: str, players: int) -> int:
+    env = GAMES[game]["vector"](1, num_players=players)
+    return int(env._states[0].nbytes + env._scratch[0].nbytes)
+
+
+def machine_header(load_at_start: float) -> str:
+    import gymnasium
     import pettingzoo
 
     cpu = platform.processor() or platform.machine()
@@ -102,51 +215,128 @@ def machine_header() -> str:
     except OSError:
         pass
     return (
-        f"Machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, "
-        f"numpy {np.__version__}, numba {numba.__version__}, pettingzoo {pettingzoo.__version__}."
+        f"Machine: {cpu}, {os.cpu_count()} cores ({numba.config.NUMBA_NUM_THREADS} Numba threads, "
+        f"threading layer {numba.threading_layer()}), {platform.system()} {platform.release()}; "
+        f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
+        f"gymnasium {gymnasium.__version__}, pettingzoo {pettingzoo.__version__}. "
+        f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; 1-minute load average "
+        f"{load_at_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end (other jobs share the cores)."
     )
+
+
+def _fmt(x: float) -> str:
+    return f"{x:,.0f}"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure (median reported)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure (median reported)")
     parser.add_argument("--quick", action="store_true", help="small sizes, 1 repeat: a smoke run")
     parser.add_argument("--games", default="scout,sly", help="comma-separated: scout,sly")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results.md"), help="markdown output file")
+    parser.add_argument("--readme", action="store_true", help="also write the table into README.md")
     args = parser.parse_args(argv)
-    repeats = 1 if args.quick else args.repeats
-    kernel_n = {"scout": 2_000, "sly": 5_000} if args.quick else {"scout": 50_000, "sly": 200_000}
-    env_steps = 2_000 if args.quick else 50_000
+    quick = args.quick
+    load_at_start = os.getloadavg()[0]
+    repeats = 1 if quick else args.repeats
+    kernel_n = {"scout": 2_000, "sly": 10_000} if quick else {"scout": 40_000, "sly": 200_000}
+    big_n = 20_000 if quick else 1_000_000
+    vec_steps = 5_000 if quick else 200_000
+    env_steps = 1_000 if quick else 20_000
+    all_threads = numba.config.NUMBA_NUM_THREADS
+    batches = BATCHES
 
-    lines = [
-        "| game | players | in-kernel units/s | in-kernel steps/s | raw AEC steps/s | wrapped AEC steps/s |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
+    head = (
+        "| game | players | in-kernel units/s, 1 thread | units/s, all threads | steps/s, 1 thread "
+        "| steps/s, all threads | "
+        + " | ".join(f"vector agent-steps/s, batch {b}" for b in batches)
+        + " | raw AEC steps/s | wrapped AEC steps/s | bytes/state | 1M units: units/min | 1M units: peak memory (run's arrays; whole process) |"
+    )
+    lines = [head, "|" + "---|" * 2 + "---:|" * (head.count("|") - 3)]
+    results = {}
     for game in args.games.split(","):
         spec = GAMES[game]
         for players in spec["players"]:
-            units, ksteps = median_rate(in_kernel(game, players, kernel_n[game]), repeats)
-            raw, _ = median_rate(aec_loop(spec["module"].raw_env(num_players=players), env_steps), repeats)
-            wrapped, _ = median_rate(aec_loop(spec["module"].env(num_players=players), env_steps), repeats)
+            u1, s1 = median_rates(in_kernel(game, players, kernel_n[game], 1), repeats)
+            ua, sa = median_rates(in_kernel(game, players, kernel_n[game], all_threads), repeats)
+            vec = [median_rates(vector_env(game, players, b, vec_steps), repeats)[0] for b in batches]
+            raw, _ = median_rates(aec_loop(spec["module"].raw_env(num_players=players), env_steps), repeats)
+            wrapped, _ = median_rates(aec_loop(spec["module"].env(num_players=players), env_steps), repeats)
+            big = big_simulation(game, players, big_n)
+            per_min = big_n / big["seconds"] * 60
+            mem = f"{big['traced'] / 2**20:,.0f} MiB arrays; {big['rss_kib'] / 1024:,.0f} MiB process"
+            results[(game, players)] = {"units_all": ua, "vec": dict(zip(batches, vec)), "per_min": per_min}
             row = (
-                f"| {game} | {players} | {units:,.0f} {spec['unit']}/s | {ksteps:,.0f} | {raw:,.0f} | {wrapped:,.0f} |"
+                f"| {game} | {players} | {_fmt(u1)} | {_fmt(ua)} | {_fmt(s1)} | {_fmt(sa)} | "
+                + " | ".join(_fmt(v) for v in vec)
+                + f" | {_fmt(raw)} | {_fmt(wrapped)} | {state_bytes(game, players):,} | {_fmt(per_min)} | {mem} |"
             )
             lines.append(row)
             print(row, flush=True)
-    text = "\n".join(
-        [
-            "# Benchmark results",
-            "",
-            machine_header(),
-            f"Medians of {repeats} runs after a warm-up run; one thread; uniform-random legal moves. "
-            f"In-kernel: {kernel_n} per run; AEC: {env_steps} moves per run.",
-            "",
-            *lines,
-            "",
-        ]
-    )
+
+    latency = {game: first_call_latency(game) for game in args.games.split(",")}
+    lat_lines = [
+        "| game | import + first step, cold Numba cache (s) | warm cache (s) |",
+        "|---|---:|---:|",
+    ] + [f"| {g} | {c:.2f} | {w:.2f} |" for g, (c, w) in latency.items()]
+
+    def target(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
+    checks = []
+    if ("scout", 4) in results:
+        r = results[("scout", 4)]
+        checks.append(f"- >= 1,000,000 four-player Scout hands/min in-kernel, all threads: "
+                      f"{_fmt(r['units_all'] * 60)}/min (median), {_fmt(r['per_min'])}/min over the "
+                      f"{big_n:,}-hand run: {target(min(r['units_all'] * 60, r['per_min']) >= 1e6)}")
+    if ("sly", 3) in results:
+        r = results[("sly", 3)]
+        checks.append(f"- >= 3,000,000 three-player Sly games/min in-kernel, all threads: "
+                      f"{_fmt(r['units_all'] * 60)}/min (median), {_fmt(r['per_min'])}/min over the "
+                      f"{big_n:,}-game run: {target(min(r['units_all'] * 60, r['per_min']) >= 3e6)}")
+    for key in (("scout", 4), ("sly", 3)):
+        if key in results:
+            v = results[key]["vec"][4096]
+            checks.append(f"- vector env >= 500,000 agent-steps/s at batch 4096 ({key[0]}, {key[1]} players): "
+                          f"{_fmt(v)}: {target(v >= 5e5)}")
+    for g, (c, w) in latency.items():
+        checks.append(f"- import + first step <= 2 s with a warm cache ({g}): {w:.2f} s: {target(w <= 2.0)}")
+
+    body = [
+        machine_header(load_at_start),
+        "",
+        f"Medians of {repeats} run(s) after a warm-up run; uniform-random legal moves; units = Scout hands "
+        f"(one round, fresh deal to scoring) or Sly games. Sizes per run: in-kernel {kernel_n}; vector env "
+        f"{vec_steps:,} agent-steps (50 to 20,000 steps); AEC {env_steps:,} moves; the big simulation "
+        f"{big_n:,} units in a fresh process. Command: `make bench` (`python benchmarks/run.py"
+        f"{' --quick' if quick else ''}`).",
+        "",
+        *lines,
+        "",
+        *lat_lines,
+        "",
+        "Targets (2-core machine shared with other jobs while measuring):",
+        "",
+        *checks,
+    ]
+    text = "\n".join(["# Benchmark results", "", *body, ""])
     Path(args.out).write_text(text)
+    print("\n".join(["", *lat_lines, "", *checks]))
     print(f"\nwritten to {args.out}")
+    if args.readme:
+        readme = ROOT / "README.md"
+        content = readme.read_text()
+        block = "\n".join([README_START, *body, README_END])
+        if README_START in content and README_END in content:
+            a = content.index(README_START)
+            b = content.index(README_END) + len(README_END)
+            content = content[:a] + block + content[b:]
+        elif "BENCHMARK_TABLE" in content:
+            content = content.replace("BENCHMARK_TABLE", block, 1)
+        else:
+            raise SystemExit("README.md has no benchmark placeholder (BENCHMARK_TABLE) or markers")
+        readme.write_text(content)
+        print("README.md updated")
     return 0
 
 

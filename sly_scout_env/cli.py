@@ -43,8 +43,9 @@ def _non_negative_int(text: str) -> int:
 def _add_simulate(sub) -> None:
     sim = sub.add_parser(
         "simulate",
-        help="play random hands/games inside compiled code and report speed and mean scores",
-        description="Play uniform-random legal moves inside compiled code; print speed and mean scores.",
+        help="play hands/games with compiled policies and report speed, mean scores and win shares",
+        description="Play hands/games with compiled policies (default uniform random) inside compiled code, "
+        "in parallel; print speed, end reasons, mean scores and win shares.",
     )
     games = sim.add_subparsers(dest="game", metavar="GAME", required=True)
 
@@ -75,6 +76,13 @@ def _add_simulate(sub) -> None:
         p.add_argument("--seed", type=_non_negative_int, default=0, help="seed (default 0)")
         p.add_argument("--out", metavar="PATH.npz", default=None, help="also save the per-hand arrays to a .npz file")
         p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+        p.add_argument("--threads", type=_positive_int, default=None, help="Numba threads (default: all cores)")
+        p.add_argument(
+            "--policies",
+            default=None,
+            metavar="NAME,NAME,...",
+            help="one compiled policy per seat, comma-separated (default: random for every seat)",
+        )
 
 
 def _game_options(args) -> dict:
@@ -87,16 +95,12 @@ def _game_options(args) -> dict:
     }
 
 
-def _simulate_fn(game: str):
-    if game == "scout":
-        from .scout.simulate import simulate
-    else:
-        from .sly.simulate import simulate
-    return simulate
+def run_simulate(args, out=None) -> dict:
+    import numba
 
+    out = sys.stdout if out is None else out  # looked up per call (tests capture sys.stdout)
+    from .simulation import simulate
 
-def run_simulate(args, out=sys.stdout) -> dict:
-    simulate = _simulate_fn(args.game)
     unit = "hands" if args.game == "scout" else "games"
     options = _game_options(args)
     t0 = time.perf_counter()
@@ -114,7 +118,8 @@ def run_simulate(args, out=sys.stdout) -> dict:
     else:
         progress = None
     try:
-        result = simulate(args.players, args.hands, seed=args.seed, progress=progress, **options)
+        result = simulate(args.game, args.hands, players=args.players, policies=args.policies, seed=args.seed,
+                          threads=args.threads, progress=progress, **options)
     finally:
         if bar is not None:
             bar.close()
@@ -124,7 +129,10 @@ def run_simulate(args, out=sys.stdout) -> dict:
     scores = np.asarray(result["scores"])
     total_steps = int(steps.sum())
     opts = ", ".join(f"{k}={v!r}" for k, v in options.items())
+    threads = args.threads or numba.config.NUMBA_NUM_THREADS
+    policies = args.policies or ",".join(["random"] * args.players)
     print(f"{args.game}: {args.players} players, {args.hands} {unit}, seed {args.seed} ({opts})", file=out)
+    print(f"  policies       {policies}; {threads} thread(s)", file=out)
     print(f"  {unit}/s        {args.hands / seconds:14,.0f}", file=out)
     print(f"  steps/s        {total_steps / seconds:14,.0f}", file=out)
     print(f"  steps per {unit[:-1]:<5}{steps.mean():10.2f}", file=out)
@@ -137,6 +145,8 @@ def run_simulate(args, out=sys.stdout) -> dict:
     ends = ", ".join(f"{names[k]} {np.mean(reasons == k):.1%}" for k in (1, 2, 0) if np.any(reasons == k))
     print(f"  ends           {ends}", file=out)
     print("  mean score per seat: " + "  ".join(f"seat {i}: {m:+.3f}" for i, m in enumerate(scores.mean(axis=0))), file=out)
+    wins = np.asarray(result["winners"]).mean(axis=0)
+    print("  win share per seat:  " + "  ".join(f"seat {i}: {m:.3f}" for i, m in enumerate(wins)), file=out)
     if args.out:
         np.savez_compressed(args.out, **{k: np.asarray(v) for k, v in result.items()})
         print(f"  arrays saved to {args.out}", file=out)
@@ -158,7 +168,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "simulate":
-        run_simulate(args)
+        try:
+            run_simulate(args)
+        except ValueError as e:  # bad --policies / --threads: a usage error, not a traceback
+            print(f"sly-scout simulate: error: {e}", file=sys.stderr)
+            return 2
     elif args.command == "arena":
         from agents.cli import run_arena
 

@@ -24,12 +24,19 @@ from numba import njit
 
 from .._rng import rng_below
 from . import rules as R
+from .heuristic import WORK_SIZE, greedy_act
+from .observation import encode_observation
 
 RANDOM = 0  # uniform over the legal actions
+GREEDY = 1  # the hand-management heuristic of heuristic.py (reads only the seat's observation)
+
+# greedy's work buffer is the tail of the rules scratch (free once legal_actions returned):
+# the legal ids stay in scratch[:n], so no buffer is allocated per move.
+assert R.SCRATCH_SIZE - R.S_SETB >= WORK_SIZE
 
 # Names users pass (``simulate(policies=[...])``, ``sly-scout simulate --policies``);
 # a policy's id is its index here.
-POLICY_NAMES = ("random",)
+POLICY_NAMES = ("random", "greedy")
 
 
 def policy_id(name: str) -> int:
@@ -46,4 +53,8 @@ def choose(policy_id, state, scratch, obs, rng):
         return -1
     if policy_id == RANDOM:
         return scratch[R.S_ACTS + rng_below(rng, 0, n)]
+    if policy_id == GREEDY:
+        seat = state[R.O_CURRENT_PLAYER]
+        encode_observation(state, seat, obs)
+        return greedy_act(obs, scratch[R.S_ACTS : R.S_ACTS + n], n, state[R.O_NUM_PLAYERS], rng, scratch[R.S_SETB :])
     return -1

@@ -9,6 +9,7 @@ and simulation kernels can hold one id per seat and dispatch without Python obje
   ``state`` the game row (only its generator ``RNG`` and public/own fields are read),
   ``legal`` an int64 scratch of length >= the action count (filled here),
   ``obs`` a float32 scratch of the observation size (filled by informed policies).
+``greedy`` allocates its small scratch once per call (see ``heuristic.greedy_act``).
 Returns the action id, or -1 for an unknown policy id (callers validate ids first with
 :func:`policy_id`).
 
@@ -23,12 +24,15 @@ from numba import njit
 
 from .._rng import rng_below
 from . import rules as R
+from .heuristic import greedy_act
+from .observation import observe
 
 RANDOM = 0  # uniform over the legal actions
+GREEDY = 1  # the public-knowledge heuristic of heuristic.py (reads only the seat's observation)
 
 # Names users pass (``simulate(policies=[...])``, ``sly-scout simulate --policies``);
 # a policy's id is its index here.
-POLICY_NAMES = ("random",)
+POLICY_NAMES = ("random", "greedy")
 
 
 def policy_id(name: str) -> int:
@@ -43,4 +47,52 @@ def choose(policy_id, state, legal, obs):
     n = R.legal_actions(state, legal)
     if policy_id == RANDOM:
         return legal[rng_below(state, R.RNG, n)]
+    if policy_id == GREEDY:
+        # The heuristic sees the acting seat's observation and the legal actions only.
+        observe(state, state[R.CURRENT], obs)
+        return greedy_act(obs, legal, n, state[R.NUM_PLAYERS], state[R.HEN_HOUSES], state[R.REVEAL_ALL],
+                          state, R.RNG)
     return -1
+
+
+@njit(cache=True)
+def _play_games(template, words, seat_policy, step_cap, scores_out):
+    """Play one game per seed word, seat ``p`` choosing with policy ``seat_policy[p]``."""
+    num_p = template[R.NUM_PLAYERS]
+    state = template.copy()
+    legal = np.empty(8 * R.MAX_SPACES + R.MAX_HOUSES + 1, dtype=np.int64)
+    obs = np.zeros(1024, dtype=np.float32)  # larger than any Sly observation (at most 193 floats)
+    pts = np.zeros(num_p, dtype=np.int64)
+    for g in range(words.shape[0]):
+        R.reset(state, words[g])
+        while state[R.GAME_OVER] == 0 and state[R.STEPS] < step_cap:
+            a = choose(seat_policy[state[R.CURRENT]], state, legal, obs[:_obs_size(state)])
+            R.apply_action(state, a)
+        R.scores(state, pts)
+        for p in range(num_p):
+            scores_out[g, p] = pts[p]
+
+
+@njit(cache=True)
+def _obs_size(state):
+    p = state[R.NUM_PLAYERS]
+    return R.CARDS_PER_PLAYER + state[R.NUM_SPACES] * (4 + p + R.CARDS_PER_PLAYER) + 4 * p + 14 * (p - 1)
+
+
+def play_games(num_players, seat_policies, games, seed=0, step_cap=100_000, **options):
+    """Play ``games`` games in compiled code, seat ``p`` using policy ``seat_policies[p]``.
+
+    ``seat_policies`` are names of :data:`POLICY_NAMES`; ``options`` the game options
+    (hen_houses, reveal_scope, first_player). Game ``i`` is seeded by
+    ``seed_words(seed, games)[i]``. Returns the (games, num_players) int64 final scores.
+    """
+    from .._rng import seed_words
+
+    opts = R.parse_options(num_players=num_players, **options)
+    if len(seat_policies) != opts["num_players"]:
+        raise ValueError(f"seat_policies has {len(seat_policies)} names; give one per seat ({num_players})")
+    ids = np.array([policy_id(n) for n in seat_policies], dtype=np.int64)
+    template = R.new_row(opts["num_players"], opts["hen_houses"], opts["reveal_scope"], opts["first_player"])
+    out = np.zeros((games, opts["num_players"]), dtype=np.int64)
+    _play_games(template, seed_words(seed, games), ids, step_cap, out)
+    return out

@@ -1,0 +1,304 @@
+"""The Scout heuristic ("greedy"), compiled: one function serves the bot and the simulator.
+
+:func:`greedy_act` reads only what the player to act may know: its own observation
+vector (``sly_scout_env.scout.observation``) and its legal action ids. It never sees
+the state row, so the ``greedy`` Agent (``agents.scout_greedy``, fed by the env) and
+in-kernel play (``policies.choose``, which encodes the observation of the seat to act)
+run the very same code.
+
+How it plays
+------------
+Everything is scored in hundredths of a round point (ints, no floats in the kernel).
+
+**Hand quality.** A hand is worth ``-hand_cost``: the cheapest split of the hand, in
+order, into shows (sets or runs, found by a small dynamic programme), each show
+costing ``SEG_COST`` (a turn is needed to get rid of it; a lone low card is hard to
+play, a lone high card less so: ``SINGLE_SLOPE`` per number away from 6; a long show is
+cheaper: ``LONG_BONUS`` per card beyond the second, since it beats most active sets
+and may end the round by (ii)), plus ``CARD_COST`` per card (every card left at the
+end of the round costs a point). So fewer, longer groups are better.
+
+**Round-start flip.** Turn the hand iff its other side has the lower hand cost.
+
+**Show.** Value = cards collected (100 each) + change of hand quality (the shown
+cards leave; breaking a long set/run costs the split it causes) + a strength bonus
+(``STRENGTH_LEN`` per card beyond the first and ``STRENGTH_SET`` for a set: a show the
+others cannot beat brings them to scout, which pays chips and, by (ii), ends the round
+with our hand exempt) + ``EMPTY_BONUS`` when the show empties the hand (ends the
+round by (i) at once).
+
+**Scout.** Value = change of hand quality with the card inserted - the chip it costs
+(2 players: our own chip, ``CHIP_COST_2P``; 3-5 players: a chip paid to the owner,
+``CHIP_COST_N``). The candidate places are those where the card (either side up)
+extends a neighbouring set or run, plus both ends of the hand (a lone card placed
+where it breaks nothing); every end of the active set and both orientations are tried.
+
+**Scout & Show** (3-5 players, once per round). Value = the best show that contains
+the scouted card (so scouting must *unlock* it) beating what remains: its show value
+as above, minus the chip paid to the owner and ``SAS_COST`` for spending the once-per-
+round chip. Candidate places as for a Scout.
+
+The legal action with the highest value is played; exact ties are broken at random
+with the caller's generator.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .._rng import rng_below
+from .rules import ACTIVE_CAP, MAX_SHOW, max_hand
+
+# --- weights (hundredths of a point) ----------------------------------------------------------
+SEG_COST = 100  # one show's worth of turns to get rid of a group
+SINGLE_SLOPE = 6  # a lone card is cheaper per number above 6 (it beats more singles), dearer below
+LONG_BONUS = 12  # a group is cheaper per card beyond the second (strong, ends rounds by (ii))
+CARD_COST = 35  # each card held: -1 at round end unless shown
+STRENGTH_LEN = 15  # show strength bonus per card beyond the first
+STRENGTH_SET = 10  # a set beats a run of the same length
+EMPTY_BONUS = 1000  # emptying the hand ends the round by (i): nothing lost for our hand
+CHIP_COST_2P = 100  # 2 players: a Scout spends one of our chips (worth a point if kept)
+CHIP_COST_N = 60  # 3-5 players: a Scout pays a chip to the active set's owner (an opponent's point)
+SAS_COST = 80  # spending the once-per-round Scout & Show chip
+
+# --- work buffer layout (int64): callers pass >= WORK_SIZE entries --------------------------
+_W = 48  # >= MAX_HAND + 2 (a hand after an insertion, plus the DP's end slot)
+W_HAND = 0  # the current hand's numbers (up side)
+W_TMP = _W  # a candidate hand's numbers
+W_DP = 2 * _W  # DP: cheapest cost of hand[i:]
+W_SF = 3 * _W  # per slot: length of the set starting there
+W_AF = 4 * _W  # per slot: length of the +1 run starting there
+W_DF = 5 * _W  # per slot: length of the -1 run starting there
+WORK_SIZE = 6 * _W
+
+NEG = -(10**12)
+
+
+def make_work() -> np.ndarray:
+    return np.zeros(WORK_SIZE, dtype=np.int64)
+
+
+@njit(cache=True)
+def hand_cost(work, off, L):
+    """Cost of the hand numbers ``work[off:off+L]`` (see the module docstring, Hand quality)."""
+    if L == 0:
+        return 0
+    work[W_DP + L] = 0
+    for i in range(L - 1, -1, -1):
+        v = work[off + i]
+        if i == L - 1:
+            work[W_SF + i] = 1
+            work[W_AF + i] = 1
+            work[W_DF + i] = 1
+        else:
+            nv = work[off + i + 1]
+            work[W_SF + i] = work[W_SF + i + 1] + 1 if nv == v else 1
+            work[W_AF + i] = work[W_AF + i + 1] + 1 if nv == v + 1 else 1
+            work[W_DF + i] = work[W_DF + i + 1] + 1 if nv == v - 1 else 1
+        best = SEG_COST - SINGLE_SLOPE * (v - 6) + work[W_DP + i + 1]
+        maxl = max(work[W_SF + i], max(work[W_AF + i], work[W_DF + i]))
+        for ln in range(2, min(maxl, MAX_SHOW) + 1):
+            c = SEG_COST - LONG_BONUS * (ln - 2) + work[W_DP + i + ln]
+            if c < best:
+                best = c
+        work[W_DP + i] = best
+    return work[W_DP] + CARD_COST * L
+
+
+@njit(cache=True)
+def _show_strength(work, off, start, ln):
+    """Strength of hand[start:start+ln] (rules.segment_strength on numbers), 0 if not a show."""
+    a = work[off + start]
+    if ln == 1:
+        return 48 + a
+    b = work[off + start + 1]
+    if b == a:
+        for i in range(start + 2, start + ln):
+            if work[off + i] != a:
+                return 0
+        return ln * 32 + 16 + a
+    step = b - a
+    if step != 1 and step != -1:
+        return 0
+    for i in range(start + 2, start + ln):
+        if work[off + i] - work[off + i - 1] != step:
+            return 0
+    return ln * 32 + min(a, work[off + start + ln - 1])
+
+
+@njit(cache=True)
+def _show_value(work, off, L, start, ln, collected):
+    """Value of showing hand[start:start+ln] of the hand at ``work[off:off+L]`` (before adding the
+    current hand's cost). The remaining hand is compacted into W_TMP; with ``off == W_TMP`` this
+    is safe in place, since slot k is written only after slot i >= k was read.
+    """
+    k = 0
+    for i in range(L):
+        if i < start or i >= start + ln:
+            work[W_TMP + k] = work[off + i]
+            k += 1
+    val = 100 * collected + STRENGTH_LEN * (ln - 1)
+    if ln >= 2 and work[off + start] == work[off + start + 1]:
+        val += STRENGTH_SET
+    if k == 0:
+        return val + EMPTY_BONUS
+    return val - hand_cost(work, W_TMP, k)
+
+
+@njit(cache=True)
+def _obs_offsets(num_players):
+    H = max_hand(num_players)
+    o_active = 4 * H
+    o_owner = o_active + 3 * ACTIVE_CAP
+    o_players = o_owner + num_players + 1
+    o_phase = o_players + 5 * num_players
+    return H, o_active, o_owner, o_players, o_phase
+
+
+@njit(cache=True)
+def _is_candidate_place(work, L, v, p):
+    """Whether inserting number ``v`` before slot ``p`` is worth evaluating (joins a neighbour or an end)."""
+    if p == 0 or p == L:
+        return True
+    lv = work[W_HAND + p - 1]
+    rv = work[W_HAND + p]
+    return abs(lv - v) <= 1 or abs(rv - v) <= 1
+
+
+@njit(cache=True)
+def greedy_act(obs, legal, n, num_players, rng, work):
+    """The heuristic's action among ``legal[:n]`` for the seat whose observation is ``obs``.
+
+    ``rng``: int64 array whose element 0 is a splitmix64 word (tie-breaks; advanced in place).
+    ``work``: int64 scratch of at least ``WORK_SIZE`` entries (no allocation here).
+    """
+    if n == 1:
+        return legal[0]
+    H, o_active, o_owner, o_players, o_phase = _obs_offsets(num_players)
+    # Own hand: present flags at 4i, up at 4i+1, down at 4i+2.
+    L = 0
+    while L < H and obs[4 * L] > 0.5:
+        L += 1
+    if obs[o_phase] > 0.5:  # flip phase: compare both sides of the hand
+        for i in range(L):
+            work[W_HAND + i] = np.int64(obs[4 * i + 1])
+        keep = hand_cost(work, W_HAND, L)
+        for i in range(L):
+            work[W_HAND + i] = np.int64(obs[4 * i + 2])
+        turn = hand_cost(work, W_HAND, L)
+        want = 1 if turn < keep else 0
+        for i in range(n):
+            if legal[i] == want:
+                return want
+        return legal[0]
+    for i in range(L):
+        work[W_HAND + i] = np.int64(obs[4 * i + 1])
+    al = 0
+    while al < ACTIVE_CAP and obs[o_active + 3 * al] > 0.5:
+        al += 1
+    base_cost = hand_cost(work, W_HAND, L)
+    scout_base = 2 + MAX_SHOW * H
+    sas_base = scout_base + 4 * H
+    chip_cost = CHIP_COST_2P if num_players == 2 else CHIP_COST_N
+    best = NEG
+    best_a = legal[0]
+    ties = 0
+    last_sas_key = -1
+    last_sas_val = NEG
+    for idx in range(n):
+        a = legal[idx]
+        if a < scout_base:
+            start = (a - 2) // MAX_SHOW
+            ln = (a - 2) % MAX_SHOW + 1
+            val = _show_value(work, W_HAND, L, start, ln, al) + base_cost
+        else:
+            is_sas = a >= sas_base
+            r = a - (sas_base if is_sas else scout_base)
+            ef = r // H
+            end = ef >> 1
+            flip = ef & 1
+            p = r % H
+            slot = 0 if end == 0 else al - 1
+            c_up = np.int64(obs[o_active + 3 * slot + 1])
+            c_dn = np.int64(obs[o_active + 3 * slot + 2])
+            v = c_dn if flip else c_up
+            if not _is_candidate_place(work, L, v, p):
+                continue
+            # The hand with the card inserted, in W_TMP (kept there only for the scout's cost).
+            if not is_sas:
+                k = 0
+                for i in range(L + 1):
+                    if i == p:
+                        work[W_TMP + k] = v
+                    else:
+                        work[W_TMP + k] = work[W_HAND + (i if i < p else i - 1)]
+                    k += 1
+                val = base_cost - hand_cost(work, W_TMP, L + 1) - chip_cost
+            else:
+                key = a - sas_base
+                if key == last_sas_key:
+                    val = last_sas_val
+                else:
+                    val = _sas_value(work, L, v, p, end, al, obs, o_active) - chip_cost - SAS_COST
+                    if val > NEG:
+                        val += base_cost
+                    last_sas_key = key
+                    last_sas_val = val
+                if val <= NEG:
+                    continue
+        if val > best:
+            best = val
+            best_a = a
+            ties = 1
+        elif val == best:
+            ties += 1
+            if rng_below(rng, 0, ties) == 0:  # uniform among the tied (reservoir sampling)
+                best_a = a
+    return best_a
+
+
+@njit(cache=True)
+def _sas_value(work, L, v, p, end, al, obs, o_active):
+    """Best show containing the inserted card (number v before slot p) that beats the remaining active set.
+
+    The remaining set is the active set without its ``end`` card. Returns NEG if none; else
+    the show's value (relative to an empty base: the caller adds the current hand cost).
+    """
+    # The remaining active set's strength (numbers only).
+    lo = 1 if end == 0 else 0
+    rem = al - 1
+    target = 0
+    if rem > 0:
+        a0 = np.int64(obs[o_active + 3 * lo + 1])
+        if rem == 1:
+            target = 48 + a0
+        else:
+            a1 = np.int64(obs[o_active + 3 * (lo + 1) + 1])
+            alast = np.int64(obs[o_active + 3 * (lo + rem - 1) + 1])
+            if a1 == a0:
+                target = rem * 32 + 16 + a0
+            else:
+                target = rem * 32 + min(a0, alast)
+    best = NEG
+    for s in range(max(0, p - MAX_SHOW + 1), p + 1):
+        for ln in range(p - s + 1, MAX_SHOW + 1):
+            if s + ln > L + 1:
+                break
+            # Rebuild the inserted hand each time: _show_value compacts W_TMP in place.
+            k = 0
+            for i in range(L + 1):
+                if i == p:
+                    work[W_TMP + k] = v
+                else:
+                    work[W_TMP + k] = work[W_HAND + (i if i < p else i - 1)]
+                k += 1
+            st = _show_strength(work, W_TMP, s, ln)
+            if st == 0:
+                break  # longer windows from s are not shows either
+            if st <= target:
+                continue
+            val = _show_value(work, W_TMP, L + 1, s, ln, rem)
+            if val > best:
+                best = val
+    return best

@@ -1,0 +1,167 @@
+"""Simulation at scale: whole hands (Scout) or games (Sly) played inside compiled code.
+
+    from sly_scout_env.simulation import simulate
+    r = simulate("scout", 1_000_000, players=4, seed=0)           # all "random" seats
+    r = simulate("sly", 100_000, players=3, policies=["random"] * 3, threads=1)
+
+Each game runs start to end inside Numba with compiled policies (one per seat, by name:
+``sly_scout_env.<game>.policies.POLICY_NAMES``), parallel over games with ``prange``.
+Games are played in chunks of ``chunk_size``; per-chunk buffers are reused, so the
+working memory is bounded and only the per-game result arrays grow with ``n``.
+
+Determinism: game ``i`` is dealt from ``stream_words(seed, i, 1)[0]`` (the ``i``-th output
+of a splitmix64 stream started at ``seed_word(seed)``) and draws every random choice from
+generators in its own row, so the arrays are identical whatever ``threads`` or
+``chunk_size``. (A stream rather than ``SeedSequence`` per game: deriving a million
+``SeedSequence`` children costs seconds, the stream costs microseconds.)
+
+A Scout "hand" is one round from a fresh deal to its scoring (``rounds=1``); a Sly
+"game" is a whole game.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numba
+import numpy as np
+
+from ._rng import seed_word
+
+GAMES = ("scout", "sly")
+PLAYER_COUNTS = {"scout": (2, 3, 4, 5), "sly": (2, 3, 4)}
+DEFAULT_PLAYERS = {"scout": 4, "sly": 3}
+STEP_CAP = 100_000  # Sly's Fox-only Reveals could repeat for ever in principle; cap every game
+CHUNK_SIZE = 65_536
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+def stream_words(seed: int | None, start: int, count: int) -> np.ndarray:
+    """Seed words ``start .. start+count-1`` of the splitmix64 stream of ``seed`` (int64).
+
+    Word ``i`` depends only on ``seed`` and ``i``: a chunk of games gets the same words
+    whatever the chunking. ``seed=None`` draws fresh OS entropy.
+    """
+    base = np.uint64(np.int64(seed_word(seed)).view(np.uint64))
+    with np.errstate(over="ignore"):
+        z = base + _GOLDEN * (np.arange(start, start + count, dtype=np.uint64) + np.uint64(1))
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        z = z ^ (z >> np.uint64(31))
+    return z.view(np.int64)
+
+
+def _game_modules(game: str):
+    from ._aec import check_choice
+
+    check_choice("game", game, GAMES)
+    if game == "scout":
+        from .scout import batch, policies
+    else:
+        from .sly import batch, policies
+    return batch, policies
+
+
+def policy_ids(game: str, policies, players: int) -> np.ndarray:
+    """Per-seat compiled policy ids for ``policies`` (None = all "random"); ValueError if bad."""
+    _, pol = _game_modules(game)
+    if policies is None:
+        policies = ["random"] * players
+    if isinstance(policies, str):
+        policies = [p.strip() for p in policies.split(",")]
+    policies = list(policies)
+    if len(policies) != players:
+        raise ValueError(
+            f"policies={policies!r} names {len(policies)} seats but the game has {players} players; "
+            f"give one name per seat from: {', '.join(pol.POLICY_NAMES)}"
+        )
+    return np.array([pol.policy_id(p) for p in policies], dtype=np.int64)
+
+
+def _check_int(name: str, value, lo: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < lo:
+        raise ValueError(f"{name}={value!r} is not allowed; allowed values: an int >= {lo}")
+    return int(value)
+
+
+def simulate(game: str, n: int, players: int | None = None, policies=None, seed: int | None = 0,
+             threads: int | None = None, chunk_size: int = CHUNK_SIZE, progress=None, step_cap: int = STEP_CAP,
+             **options) -> dict:
+    """Play ``n`` Scout hands or Sly games in compiled code; return per-game arrays.
+
+    Arguments:
+      ``game``: "scout" or "sly". ``players``: player count (default 4 for Scout, 3 for Sly).
+      ``policies``: one compiled policy name per seat (a list, or "random,random,...");
+        default all "random". ``seed``: int >= 0 or None. ``threads``: Numba threads
+        (default: all cores; the global Numba setting is restored afterwards).
+      ``chunk_size``: games per chunk (bounds the working memory).
+      ``progress(n_done)``: called after each chunk. ``step_cap``: actions per game before
+        it is stopped (end_reason 0).
+      ``options``: game options (Scout: ``ii_after_empty_set``, ``score_held_chips``;
+        Sly: ``hen_houses``, ``reveal_scope``, ``first_player``).
+
+    Returns a dict of numpy arrays (one entry per game) and the wall time:
+      ``scores`` (n, P) int32: points per seat (Scout: the hand's round score);
+      ``winners`` (n, P) bool: seats with the top score (ties share; all False for a
+        game stopped by the step cap);
+      ``steps`` (n,) int32: actions taken (Scout: flip decisions included);
+      ``end_reason`` (n,) int8: Scout 1 = round end (i), 2 = (ii); Sly 1 = a hand with
+        <= 1 card, 2 = every space Safe; 0 = stopped by the step cap;
+      ``seconds`` float: wall time of the play (seed derivation included, compilation not);
+      ``seed`` int: the seed used (drawn from OS entropy when ``seed=None``: replay with it).
+    """
+    batch, _ = _game_modules(game)
+    if players is None:
+        players = DEFAULT_PLAYERS[game]
+    template, num_players = batch.sim_template(players, **options)
+    pids = policy_ids(game, policies, num_players)
+    n = _check_int("n", n, 0)
+    chunk_size = _check_int("chunk_size", chunk_size, 1)
+    step_cap = _check_int("step_cap", step_cap, 1)
+    if threads is None:
+        threads = numba.config.NUMBA_NUM_THREADS
+    threads = _check_int("threads", threads, 1)
+    if threads > numba.config.NUMBA_NUM_THREADS:
+        raise ValueError(f"threads={threads} is not allowed; allowed values: 1..{numba.config.NUMBA_NUM_THREADS}")
+
+    if seed is None:
+        # Drawn once (63 bits, fits int64 in a .npz) so that every chunk continues one stream.
+        seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+    else:
+        seed_word(seed)  # validates
+    scores = np.zeros((n, num_players), dtype=np.int32)
+    steps = np.zeros(n, dtype=np.int32)
+    ends = np.zeros(n, dtype=np.int8)
+    c = min(chunk_size, max(n, 1))
+    c_scores = np.zeros((c, num_players), dtype=np.int32)
+    c_steps = np.zeros(c, dtype=np.int32)
+    c_ends = np.zeros(c, dtype=np.int8)
+    # Compile (or load from the cache) before the clock starts: ``seconds`` is play time.
+    batch.play_rows(template, np.zeros(0, dtype=np.int64), pids, step_cap, c_scores[:0], c_steps[:0], c_ends[:0])
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    t0 = time.perf_counter()
+    try:
+        for lo in range(0, n, chunk_size):
+            hi = min(n, lo + chunk_size)
+            k = hi - lo
+            words = stream_words(seed, lo, k)
+            bad = batch.play_rows(template, words, pids, step_cap, c_scores[:k], c_steps[:k], c_ends[:k])
+            if bad:
+                raise RuntimeError(f"{game}: a compiled policy returned an illegal action in {bad} game(s) "
+                                   f"of games {lo}..{hi - 1} (policies {pids.tolist()})")
+            scores[lo:hi] = c_scores[:k]
+            steps[lo:hi] = c_steps[:k]
+            ends[lo:hi] = c_ends[:k]
+            if progress is not None:
+                progress(hi)
+    finally:
+        numba.set_num_threads(before)
+    seconds = time.perf_counter() - t0
+    winners = (scores == scores.max(axis=1, keepdims=True)) & (ends != 0)[:, None] if n else np.zeros(
+        (0, num_players), dtype=bool)
+    return {"scores": scores, "winners": winners, "steps": steps, "end_reason": ends, "seconds": seconds,
+            "seed": seed}
