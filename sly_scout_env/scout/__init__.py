@@ -1,1 +1,1 @@
-"""Scout: rules kernels (``rules``), observation encoder, PettingZoo env, text helpers, simulate."""
+"""Scout: rules kernels (``rules``), observation encoder, PettingZoo env (``env``), text helpers, batched kernels."""

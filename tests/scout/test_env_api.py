@@ -1,4 +1,4 @@
-"""Scout env: PettingZoo API conformance, action codec, bad input, state_dict, simulate."""
+"""Scout env: PettingZoo API conformance, action codec, bad input, state_dict."""
 
 import copy
 import functools
@@ -9,7 +9,6 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from sly_scout_env import scout_v0
-from sly_scout_env.scout.simulate import simulate
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 EXPECTED_ACTIONS = {2: 254, 3: 614, 4: 740, 5: 740}  # 2 + 18 * MAX_HAND (14, 34, 41, 41)
@@ -311,69 +310,3 @@ def test_max_hand_guard():
         d["known"][1] = []
         with pytest.raises(ValueError, match="hands"):
             e.from_state_dict(d)
-
-
-# --- simulate ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("n", PLAYER_COUNTS)
-def test_simulate_shapes_and_determinism(n):
-    done = []
-    a = simulate(n, 300, seed=7, progress=done.append, chunk=100)
-    assert a["scores"].shape == (300, n) and a["steps"].shape == (300,) and a["end_reason"].shape == (300,)
-    assert done == [100, 200, 300]
-    assert set(np.unique(a["end_reason"])) <= {1, 2}
-    assert (a["steps"] > n).all()  # n flip decisions, then at least one Show
-    assert isinstance(a["seconds"], float)
-    b = simulate(n, 300, seed=7, chunk=7)
-    c = simulate(n, 300, seed=7, chunk=1000)
-    for key in ("scores", "steps", "end_reason"):
-        np.testing.assert_array_equal(a[key], b[key])
-        np.testing.assert_array_equal(a[key], c[key])
-    # Hand i depends only on its seed word: a prefix run plays the same hands.
-    p = simulate(n, 50, seed=7)
-    np.testing.assert_array_equal(p["scores"], a["scores"][:50])
-    other = simulate(n, 300, seed=8)
-    assert not np.array_equal(other["scores"], a["scores"])
-
-
-@pytest.mark.parametrize("n", (2, 5))
-def test_simulate_matches_env_replay(n):
-    """Replay simulate's hands move by move through the raw env (same deal word, same policy
-    draws over the env's own mask): same steps, end reason, and round scores, which the env
-    also pays out as rewards."""
-    from sly_scout_env._rng import rng_below, seed_words
-    from sly_scout_env.scout import rules
-    from sly_scout_env.scout.simulate import _POLICY_SALT
-    from sly_scout_env.scout.text import state_to_dict
-
-    hands = 12
-    sim = simulate(n, hands, seed=3)
-    for i, word in enumerate(seed_words(3, hands)):
-        row = rules.make_state()
-        rules.reset(row, n, 1, True, True, word)
-        e = scout_v0.raw_env(num_players=n, rounds=1)
-        e.from_state_dict(state_to_dict(row, [], []))
-        policy = np.array([word ^ _POLICY_SALT], dtype=np.int64)
-        paid = dict.fromkeys(e.possible_agents, 0.0)
-        steps = 0
-        while not e.terminations[e.agent_selection]:
-            legal = np.flatnonzero(e.legal_action_mask())
-            e.step(int(legal[rng_below(policy, 0, len(legal))]))
-            steps += 1
-            for agent, r in e.rewards.items():
-                paid[agent] += r
-        d = e.state_dict()
-        assert steps == sim["steps"][i]
-        assert d["round_end_reasons"] == [{1: "i", 2: "ii"}[int(sim["end_reason"][i])]]
-        assert d["round_scores"][0] == list(sim["scores"][i])
-        assert [paid[a] for a in e.possible_agents] == list(sim["scores"][i])
-
-
-def test_simulate_step_cap_and_bad_input():
-    r = simulate(3, 20, seed=1, step_cap=4)  # 3 flips + 1 move: no hand can finish
-    assert (r["end_reason"] == 0).all() and (r["steps"] == 4).all() and (r["scores"] == 0).all()
-    with pytest.raises(ValueError, match="num_players=6"):
-        simulate(6, 10)
-    with pytest.raises(ValueError, match="hands"):
-        simulate(4, -1)
-    with pytest.raises(ValueError, match="bogus"):
-        simulate(4, 10, bogus=1)
