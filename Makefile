@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/sly-scout simulate scout
+	$(VENV)/bin/sly-scout demo
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -q

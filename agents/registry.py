@@ -175,9 +175,12 @@ def _register_builtins() -> None:
         games=GAMES,
         description="uniformly random legal move (own generator, seeded in reset)",
     )
-    # Later bots plug in here by name, e.g. (lazy imports keep `import agents` cheap):
-    # register("greedy", {"scout": "agents.greedy_scout:GreedyScout", "sly": "agents.greedy_sly:GreedySly"}, ...)
-    # register("ismcts", "agents.ismcts:ISMCTSAgent", ...)
+    register(
+        "ppo",
+        "agents.ppo_agent:PPOAgent",
+        games=GAMES,
+        description="MaskablePPO checkpoint (ppo:path=RUN/final.zip; masked argmax, deterministic=false samples)",
+    )
 
 
 _register_builtins()

@@ -4,6 +4,8 @@
     sly-scout simulate sly --players 3 --games 100000 --seed 0
     sly-scout arena scout --players 4 --agents random,greedy,ismcts --games 2000
     sly-scout play scout --players 3 --opponents greedy,ismcts
+    sly-scout train sly --players 2 --timesteps 400000
+    sly-scout demo            # the main job of `make run`
 
 ``simulate`` plays uniform-random legal moves entirely inside compiled code and prints
 the speed and the mean score of each seat.
@@ -159,9 +161,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_simulate(sub)
     # Bots, the arena and play are the top layer (agents/); imported here, not in the envs.
     from agents.cli import add_arena_parser, add_play_parser
+    from agents.demo import add_demo_parser
+    from agents.train_ppo import add_train_parser
 
     add_arena_parser(sub)
     add_play_parser(sub)
+    add_train_parser(sub)
+    add_demo_parser(sub)
     return parser
 
 
@@ -182,6 +188,14 @@ def main(argv: list[str] | None = None) -> int:
 
         result = run_play(args)
         return 0 if result["status"] in ("finished", "saved") else 1
+    elif args.command == "train":
+        from agents.train_ppo import run_train
+
+        run_train(args)
+    elif args.command == "demo":
+        from agents.demo import run_demo_args
+
+        run_demo_args(args)
     return 0
 
 

@@ -25,7 +25,9 @@ the other seats are played by given opponents inside :meth:`SingleAgentEnv.step`
   ``reset(seed, *, game, num_players, seat, options)`` (the protocol of
   ``agents.base.Agent``; any registered bot, or a frozen copy of a policy for
   self-play), or a plain callable ``f(observation, action_mask, info) -> int``.
-  ``info["view"]`` is the acting seat's state as far as that seat may know it.
+  ``info`` holds ``"seat"``, ``"game"``, ``"num_players"`` and ``"view"``, the acting
+  seat's state as far as that seat may know it (skipped for opponents whose
+  ``needs_view`` attribute is False: building it costs a ``state_dict()`` per move).
 - An illegal learner action: with ``on_illegal="terminate"`` (default, the PettingZoo
   convention) the episode ends and the learner receives ``illegal_reward``; with
   ``"raise"`` a ``ValueError`` names the action and the legal ones.
@@ -118,8 +120,11 @@ class SingleAgentEnv(gymnasium.Env):
     def _opponent_act(self, seat: int) -> int:
         agent = self.aec.agent_selection
         obs = self.aec.observe(agent)
-        info = {"view": self.aec.player_view(seat)}
         opponent = self._seat_to_opponent[seat]
+        info = {"seat": seat, "game": self.game, "num_players": self.num_players}
+        # The view costs a state_dict() per move; bots that play from the observation say so.
+        if getattr(opponent, "needs_view", True):
+            info["view"] = self.aec.player_view(seat)
         act = opponent.act if hasattr(opponent, "act") else opponent
         return act(obs["observation"], obs["action_mask"], info)
 

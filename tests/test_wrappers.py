@@ -166,3 +166,19 @@ def test_works_under_sb3_vector_envs(vec):
         assert obs.dtype == np.float32
     finally:
         venv.close()
+
+
+def test_opponents_get_seat_and_game_and_a_view_only_when_they_need_it():
+    class Blind(FirstLegal):
+        needs_view = False
+
+        def act(self, observation, action_mask, info):
+            self.views.append(info)
+            return int(np.flatnonzero(action_mask)[0])
+
+    blind, seeing = Blind(), FirstLegal()
+    for opp in (blind, seeing):
+        env = SingleAgentEnv("sly", opponents=opp, num_players=2, learner_seat=0)
+        _play_episode(env, 0, np.random.default_rng(0))
+    assert blind.views and all("view" not in info and info["seat"] == 1 and info["game"] == "sly" for info in blind.views)
+    assert seeing.views and all("hands" in view for view in seeing.views)
