@@ -26,6 +26,12 @@ obs, masks, seats, rewards, terms, truncs, final_obs, final_scores, has_final, e
 ``scratch`` is a per-row int64 scratch (Sly needs none: a ``(N, 1)`` dummy keeps the
 signature); ``opts`` is unused by Sly (the options live in each row from
 :func:`new_batch`).
+
+Why ``step_rows`` and ``play_rows`` are written out again in ``scout/batch.py`` rather
+than built once by a factory over each game's per-row kernels: Numba never caches such
+closures (``cache=True`` is ignored for them; measured: a fresh compile in every
+process), and a cold compile of these parallel kernels costs seconds at every import.
+The two copies differ only in the game's row offsets and per-row kernels.
 """
 
 from __future__ import annotations
