@@ -13,29 +13,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from sly_scout_env.cli_types import non_negative_int, positive_int
+
 from .registry import GAMES, describe
 
 PLAYER_COUNTS = {"scout": (2, 3, 4, 5), "sly": (2, 3, 4)}
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not allowed; give a whole number >= 1")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is not allowed; give a whole number >= 0")
-    return value
 
 
 def _option(text: str) -> tuple[str, object]:
@@ -95,10 +77,10 @@ def add_arena_parser(subparsers) -> argparse.ArgumentParser:
         metavar="A,B,...",
         help="bots by registered name, comma-separated; parameters as name:key=value (e.g. ismcts:iterations=200)",
     )
-    p.add_argument("--games", type=_positive_int, required=True, help="games to play (rounded up to whole blocks)")
-    p.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the deals and the bots (default 0)")
-    p.add_argument("--workers", type=_positive_int, default=2, help="worker processes (default 2)")
-    p.add_argument("--max-steps", type=_positive_int, default=None, help="step guard per game (default 100000)")
+    p.add_argument("--games", type=positive_int, required=True, help="games to play (rounded up to whole blocks)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the deals and the bots (default 0)")
+    p.add_argument("--workers", type=positive_int, default=2, help="worker processes (default 2)")
+    p.add_argument("--max-steps", type=positive_int, default=None, help="step guard per game (default 100000)")
     p.add_argument("--json", metavar="PATH", default=None, help="save the results as JSON")
     p.add_argument("--csv", metavar="PATH", default=None, help="save the per-bot results as CSV")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
@@ -163,8 +145,8 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
         metavar="A,B,...",
         help="bots for the other seats, in seat order (fewer than the seats: repeated cyclically; default random)",
     )
-    p.add_argument("--seat", type=_non_negative_int, default=0, help="your seat, 0-based (default 0)")
-    p.add_argument("--seed", type=_non_negative_int, default=None, help="seed of the deal (default: fresh, printed)")
+    p.add_argument("--seat", type=non_negative_int, default=0, help="your seat, 0-based (default 0)")
+    p.add_argument("--seed", type=non_negative_int, default=None, help="seed of the deal (default: fresh, printed)")
     p.add_argument("--resume", metavar="FILE", default=None, help="continue a saved game")
     p.add_argument("--save", metavar="FILE", default=None, help="where to save on quit (default sly-scout-GAME-save.json)")
     _add_common(p)

@@ -19,27 +19,9 @@ import time
 
 import numpy as np
 
+from .cli_types import non_negative_int, positive_int
+
 GAMES = ("scout", "sly")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not allowed; give a whole number >= 1")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is not allowed; give a whole number >= 0")
-    return value
 
 
 def _add_simulate(sub) -> None:
@@ -53,7 +35,7 @@ def _add_simulate(sub) -> None:
 
     scout = games.add_parser("scout", help="Scout: one hand = one round from a fresh deal to its scoring")
     scout.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5), help="player count (default 4)")
-    scout.add_argument("--hands", type=_positive_int, default=100_000, help="hands to play (default 100000)")
+    scout.add_argument("--hands", type=positive_int, default=100_000, help="hands to play (default 100000)")
     scout.add_argument(
         "--no-ii-after-empty-set",
         dest="ii_after_empty_set",
@@ -69,16 +51,16 @@ def _add_simulate(sub) -> None:
 
     sly = games.add_parser("sly", help="Sly: one game from the first Lay to the end")
     sly.add_argument("--players", type=int, default=3, choices=(2, 3, 4), help="player count (default 3)")
-    sly.add_argument("--games", dest="hands", type=_positive_int, default=100_000, help="games to play (default 100000)")
+    sly.add_argument("--games", dest="hands", type=positive_int, default=100_000, help="games to play (default 100000)")
     sly.add_argument("--hen-houses", type=int, choices=(1, 2), default=None, help="default: 1 for 2 players, else 2")
     sly.add_argument("--reveal-scope", choices=("house", "all"), default="house", help="default: house")
     sly.add_argument("--first-player", choices=("0", "random"), default="0", help="default: 0")
 
     for p in (scout, sly):
-        p.add_argument("--seed", type=_non_negative_int, default=0, help="seed (default 0)")
+        p.add_argument("--seed", type=non_negative_int, default=0, help="seed (default 0)")
         p.add_argument("--out", metavar="PATH.npz", default=None, help="also save the per-hand arrays to a .npz file")
         p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
-        p.add_argument("--threads", type=_positive_int, default=None, help="Numba threads (default: all cores)")
+        p.add_argument("--threads", type=positive_int, default=None, help="Numba threads (default: all cores)")
         p.add_argument(
             "--policies",
             default=None,
