@@ -50,6 +50,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from sly_scout_env.cli_types import non_negative_int, positive_int, probability
+
 from .registry import GAMES, available, make_from_spec, parse_spec, registration
 
 PLAYER_COUNTS = {"scout": (2, 3, 4, 5), "sly": (2, 3, 4)}
@@ -134,6 +136,9 @@ class TrainConfig:
     eval_seed: int = 12345
     n_envs: int = 4
     vec_env: str = "dummy"  # "dummy" or "subproc"
+    # True: sly_scout_env.sb3_vec.SingleAgentVecEnv, n_envs games in one compiled batch with a
+    # compiled opponent (random / greedy) at every other seat; needs self_play=0 (snapshots are not compiled).
+    fast: bool = False
     n_steps: int = 128  # per env and rollout
     batch_size: int = 128
     n_epochs: int = 4
@@ -166,7 +171,10 @@ class TrainConfig:
             raise ValueError(f"self_play={self.self_play!r} is not allowed; give a probability in [0, 1]")
         if not self.opponents and self.self_play <= 0:
             raise ValueError("opponents is empty and self_play is 0: no one to play against")
-        for spec in list(self.opponents) + list(self.eval_opponents or []):
+        if self.fast:
+            self._check_fast()
+        # With fast, the opponents are compiled policy names (checked above), not registered bots.
+        for spec in ([] if self.fast else list(self.opponents)) + list(self.eval_opponents or []):
             name, _ = parse_spec(spec)
             if self.game not in registration(name).games:
                 raise ValueError(f"bot {spec!r} does not play {self.game}")
@@ -174,6 +182,20 @@ class TrainConfig:
 
         env_module(self.game).raw_env(num_players=self.players, **self.options)  # validates the options
         return self
+
+    def _check_fast(self) -> None:
+        from sly_scout_env.simulation import _game_modules
+
+        compiled = _game_modules(self.game)[1].POLICY_NAMES
+        if self.self_play > 0:
+            raise ValueError(f"fast=True (--fast) plays compiled opponents only, and self-play snapshots are not "
+                             f"compiled: give self_play=0 (--self-play 0), got {self.self_play}")
+        if len(set(self.opponents)) != 1 or self.opponents[0] not in compiled:
+            raise ValueError(f"fast=True (--fast) plays one compiled policy at every opponent seat: give opponents "
+                             f"as one of {', '.join(compiled)}, got {list(self.opponents)}")
+        if self.vec_env != "dummy":
+            raise ValueError(f"fast=True (--fast) runs all n_envs games in one process; vec_env={self.vec_env!r} "
+                             "does not apply (leave it 'dummy')")
 
     def resolved_eval_opponents(self) -> list:
         if self.eval_opponents is not None:
@@ -269,7 +291,7 @@ def _make_callback(cfg: TrainConfig, model_meta: dict, log):
                     self.returns.append(float(ep["r"]))
                     self.lengths.append(int(ep["l"]))
                     self.episodes += 1
-            if self.num_timesteps >= self.next_snapshot:
+            if not cfg.fast and self.num_timesteps >= self.next_snapshot:  # fast: no pool to feed
                 self.next_snapshot += cfg.snapshot_every
                 self.add_snapshot()
             if self.num_timesteps >= self.next_eval:
@@ -334,7 +356,12 @@ def train(cfg: TrainConfig, log=print) -> dict:
         json.dump(asdict(cfg), f, indent=2)
         f.write("\n")
     factories = [_env_factory(cfg, _new_opponents(cfg, [])) for _ in range(cfg.n_envs)]
-    if cfg.vec_env == "subproc":
+    if cfg.fast:
+        from sly_scout_env.sb3_vec import SingleAgentVecEnv
+
+        venv = SingleAgentVecEnv(cfg.game, cfg.n_envs, opponents=cfg.opponents[0], learner_seat="rotate",
+                                 reward=cfg.reward, seed=cfg.seed, num_players=cfg.players, **cfg.options)
+    elif cfg.vec_env == "subproc":
         venv = SubprocVecEnv([_ThreadLimitedFactory(f) for f in factories], start_method="spawn")
     else:
         venv = DummyVecEnv(factories)
@@ -363,34 +390,6 @@ def train(cfg: TrainConfig, log=print) -> dict:
 
 
 # -- command line --------------------------------------------------------------------------------
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not allowed; give a whole number >= 1")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is not allowed; give a whole number >= 0")
-    return value
-
-
-def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{value} is not allowed; give a probability in [0, 1]")
-    return value
 
 
 def _bot_list(text: str) -> list:
@@ -437,30 +436,33 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument("game", choices=GAMES, metavar="GAME", help="scout or sly")
     p.add_argument("--players", type=int, required=True, help="player count (scout 2-5, sly 2-4)")
-    p.add_argument("--timesteps", type=_positive_int, default=d.timesteps, help=f"learner steps (default {d.timesteps})")
-    p.add_argument("--seed", type=_non_negative_int, default=d.seed, help=f"seed (default {d.seed})")
+    p.add_argument("--timesteps", type=positive_int, default=d.timesteps, help=f"learner steps (default {d.timesteps})")
+    p.add_argument("--seed", type=non_negative_int, default=d.seed, help=f"seed (default {d.seed})")
     p.add_argument("--out", default=d.out, metavar="DIR", help=f"output directory (default {d.out})")
-    p.add_argument("--eval-every", type=_positive_int, default=d.eval_every, metavar="K",
+    p.add_argument("--eval-every", type=positive_int, default=d.eval_every, metavar="K",
                    help=f"evaluate and checkpoint every K steps (default {d.eval_every})")
-    p.add_argument("--eval-games", type=_positive_int, default=d.eval_games, metavar="G",
+    p.add_argument("--eval-games", type=positive_int, default=d.eval_games, metavar="G",
                    help=f"arena games per evaluation and bot (default {d.eval_games})")
     p.add_argument("--eval-opponents", type=_bot_list, default=None, metavar="A,B",
                    help="evaluation bots (default: random, and greedy when registered)")
-    p.add_argument("--eval-workers", type=_positive_int, default=d.eval_workers,
+    p.add_argument("--eval-workers", type=positive_int, default=d.eval_workers,
                    help=f"arena worker processes (default {d.eval_workers})")
     p.add_argument("--opponents", type=_bot_list, default=d.opponents, metavar="A,B",
                    help="baseline bots of the opponent pool (default random), e.g. random,greedy")
-    p.add_argument("--self-play", type=_probability, default=d.self_play, metavar="P",
+    p.add_argument("--self-play", type=probability, default=d.self_play, metavar="P",
                    help=f"probability that an opponent seat is a snapshot of the learner (default {d.self_play})")
-    p.add_argument("--snapshot-every", type=_positive_int, default=d.snapshot_every, metavar="K",
+    p.add_argument("--snapshot-every", type=positive_int, default=d.snapshot_every, metavar="K",
                    help=f"add a snapshot to the pool every K steps (default {d.snapshot_every})")
-    p.add_argument("--pool-size", type=_positive_int, default=d.pool_size, help=f"snapshots kept (default {d.pool_size})")
+    p.add_argument("--pool-size", type=positive_int, default=d.pool_size, help=f"snapshots kept (default {d.pool_size})")
     p.add_argument("--reward", choices=("win", "score"), default=d.reward, help=f"learner reward (default {d.reward})")
-    p.add_argument("--n-envs", type=_positive_int, default=d.n_envs, help=f"parallel envs (default {d.n_envs})")
+    p.add_argument("--n-envs", type=positive_int, default=d.n_envs, help=f"parallel envs (default {d.n_envs})")
     p.add_argument("--vec-env", choices=("dummy", "subproc"), default=d.vec_env,
                    help="dummy (one process; best for these fast envs) or subproc (default dummy)")
-    p.add_argument("--n-steps", type=_positive_int, default=d.n_steps, help=f"rollout steps per env (default {d.n_steps})")
-    p.add_argument("--batch-size", type=_positive_int, default=d.batch_size, help=f"minibatch (default {d.batch_size})")
+    p.add_argument("--fast", action="store_true",
+                   help="play the n-envs games in one compiled batch against one compiled opponent policy "
+                        "(--opponents random or greedy, --self-play 0); much faster, see docs/training.md")
+    p.add_argument("--n-steps", type=positive_int, default=d.n_steps, help=f"rollout steps per env (default {d.n_steps})")
+    p.add_argument("--batch-size", type=positive_int, default=d.batch_size, help=f"minibatch (default {d.batch_size})")
     p.add_argument("--learning-rate", type=float, default=d.learning_rate, help=f"(default {d.learning_rate})")
     p.add_argument("--net-arch", type=_layer_sizes, default=d.net_arch, metavar="H1,H2",
                    help=f"hidden layer sizes of the policy and value MLPs (default {','.join(map(str, d.net_arch))})")
@@ -475,7 +477,7 @@ def config_from_args(args) -> TrainConfig:
         options=dict(args.options), reward=args.reward, opponents=list(args.opponents), self_play=args.self_play,
         snapshot_every=args.snapshot_every, pool_size=args.pool_size, eval_every=args.eval_every,
         eval_games=args.eval_games, eval_opponents=args.eval_opponents, eval_workers=args.eval_workers,
-        n_envs=args.n_envs, vec_env=args.vec_env, n_steps=args.n_steps, batch_size=args.batch_size,
+        n_envs=args.n_envs, vec_env=args.vec_env, fast=args.fast, n_steps=args.n_steps, batch_size=args.batch_size,
         learning_rate=args.learning_rate, net_arch=list(args.net_arch),
     )
 
