@@ -176,6 +176,21 @@ def _register_builtins() -> None:
         description="uniformly random legal move (own generator, seeded in reset)",
     )
     register(
+        "greedy",
+        {"scout": "agents.scout_greedy:GreedyScoutAgent", "sly": "agents.sly_greedy:GreedySlyAgent"},
+        games=GAMES,
+        description=(
+            "compiled heuristic; scout: better side up, shows that keep sets/runs, scouts that extend them; "
+            "sly: candidate cards, high Hens high, Fox bluffs, odds-based exposes"
+        ),
+    )
+    register(
+        "ismcts",
+        {"scout": "agents.ismcts_scout:ScoutISMCTSAgent", "sly": "agents.ismcts:ISMCTSAgent"},
+        games=GAMES,
+        description="information-set MCTS (SO-ISMCTS, availability counts) with compiled determinization and rollouts",
+    )
+    register(
         "ppo",
         "agents.ppo_agent:PPOAgent",
         games=GAMES,

@@ -33,10 +33,12 @@ round by (i) at once).
 extends a neighbouring set or run, plus both ends of the hand (a lone card placed
 where it breaks nothing); every end of the active set and both orientations are tried.
 
-**Scout & Show** (3-5 players, once per round). Value = the best show that contains
-the scouted card (so scouting must *unlock* it) beating what remains: its show value
-as above, minus the chip paid to the owner and ``SAS_COST`` for spending the once-per-
-round chip. Candidate places as for a Scout.
+**Scout & Show** (3-5 players, once per round). Value = the best show of the new hand
+that beats what remains of the active set (one the scouted card completes, or one
+that could not beat the whole set but beats the rest): its show value as above, minus
+the chip paid to the owner and ``SAS_COST`` for spending the once-per-round chip, so
+it is used when scouting unlocks a show clearly better than the plain options.
+Candidate places as for a Scout.
 
 The legal action with the highest value is played; exact ties are broken at random
 with the caller's generator.
@@ -70,7 +72,8 @@ W_DP = 2 * _W  # DP: cheapest cost of hand[i:]
 W_SF = 3 * _W  # per slot: length of the set starting there
 W_AF = 4 * _W  # per slot: length of the +1 run starting there
 W_DF = 5 * _W  # per slot: length of the -1 run starting there
-WORK_SIZE = 6 * _W
+W_INS = 6 * _W  # Scout & Show: the hand with the scouted card inserted
+WORK_SIZE = 7 * _W
 
 NEG = -(10**12)
 
@@ -167,6 +170,83 @@ def _is_candidate_place(work, L, v, p):
 
 
 @njit(cache=True)
+def _load_hand(obs, num_players, work):
+    """Own hand numbers (up side) into W_HAND; returns (hand size, active set size, hand cost)."""
+    H, o_active, o_owner, o_players, o_phase = _obs_offsets(num_players)
+    L = 0
+    while L < H and obs[4 * L] > 0.5:  # own hand: present at 4i, up at 4i+1, down at 4i+2
+        work[W_HAND + L] = np.int64(obs[4 * L + 1])
+        L += 1
+    al = 0
+    while al < ACTIVE_CAP and obs[o_active + 3 * al] > 0.5:
+        al += 1
+    return L, al, hand_cost(work, W_HAND, L)
+
+
+@njit(cache=True)
+def _flip_costs(obs, num_players, work):
+    """(cost of the hand as it lies, cost of the hand turned)."""
+    H = max_hand(num_players)
+    L = 0
+    while L < H and obs[4 * L] > 0.5:
+        L += 1
+    for i in range(L):
+        work[W_HAND + i] = np.int64(obs[4 * i + 1])
+    keep = hand_cost(work, W_HAND, L)
+    for i in range(L):
+        work[W_HAND + i] = np.int64(obs[4 * i + 2])
+    return keep, hand_cost(work, W_HAND, L)
+
+
+@njit(cache=True)
+def _action_value(obs, a, num_players, L, al, base_cost, work):
+    """Value of play-phase action ``a`` (after _load_hand), or NEG if it is not worth evaluating."""
+    H, o_active, o_owner, o_players, o_phase = _obs_offsets(num_players)
+    scout_base = 2 + MAX_SHOW * H
+    sas_base = scout_base + 4 * H
+    if a < scout_base:
+        return _show_value(work, W_HAND, L, (a - 2) // MAX_SHOW, (a - 2) % MAX_SHOW + 1, al) + base_cost
+    chip_cost = CHIP_COST_2P if num_players == 2 else CHIP_COST_N
+    is_sas = a >= sas_base
+    r = a - (sas_base if is_sas else scout_base)
+    ef = r // H
+    end = ef >> 1
+    p = r % H
+    slot = 0 if end == 0 else al - 1
+    v = np.int64(obs[o_active + 3 * slot + (2 if ef & 1 else 1)])  # the number that will be up
+    if not _is_candidate_place(work, L, v, p):
+        return NEG
+    if is_sas:
+        show = _sas_value(work, L, v, p, end, al, obs, o_active)
+        if show == NEG:
+            return NEG  # no show the scouted card unlocks: a plain Scout says the same for less
+        return show + base_cost - chip_cost - SAS_COST
+    for i in range(L + 1):  # the hand with the card inserted
+        if i == p:
+            work[W_TMP + i] = v
+        else:
+            work[W_TMP + i] = work[W_HAND + (i if i < p else i - 1)]
+    return base_cost - hand_cost(work, W_TMP, L + 1) - chip_cost
+
+
+@njit(cache=True)
+def action_values(obs, legal, n, num_players, work, out):
+    """The heuristic's value of each action ``legal[:n]`` into ``out[:n]`` (NEG: not considered).
+
+    Flip phase: minus the cost of the hand on the side each choice leaves up.
+    """
+    H, o_active, o_owner, o_players, o_phase = _obs_offsets(num_players)
+    if obs[o_phase] > 0.5:
+        keep, turn = _flip_costs(obs, num_players, work)
+        for i in range(n):
+            out[i] = -turn if legal[i] == 1 else -keep
+        return
+    L, al, base_cost = _load_hand(obs, num_players, work)
+    for i in range(n):
+        out[i] = _action_value(obs, legal[i], num_players, L, al, base_cost, work)
+
+
+@njit(cache=True)
 def greedy_act(obs, legal, n, num_players, rng, work):
     """The heuristic's action among ``legal[:n]`` for the seat whose observation is ``obs``.
 
@@ -176,77 +256,22 @@ def greedy_act(obs, legal, n, num_players, rng, work):
     if n == 1:
         return legal[0]
     H, o_active, o_owner, o_players, o_phase = _obs_offsets(num_players)
-    # Own hand: present flags at 4i, up at 4i+1, down at 4i+2.
-    L = 0
-    while L < H and obs[4 * L] > 0.5:
-        L += 1
-    if obs[o_phase] > 0.5:  # flip phase: compare both sides of the hand
-        for i in range(L):
-            work[W_HAND + i] = np.int64(obs[4 * i + 1])
-        keep = hand_cost(work, W_HAND, L)
-        for i in range(L):
-            work[W_HAND + i] = np.int64(obs[4 * i + 2])
-        turn = hand_cost(work, W_HAND, L)
+    if obs[o_phase] > 0.5:  # flip phase: the side with the cheaper hand up
+        keep, turn = _flip_costs(obs, num_players, work)
         want = 1 if turn < keep else 0
         for i in range(n):
             if legal[i] == want:
                 return want
         return legal[0]
-    for i in range(L):
-        work[W_HAND + i] = np.int64(obs[4 * i + 1])
-    al = 0
-    while al < ACTIVE_CAP and obs[o_active + 3 * al] > 0.5:
-        al += 1
-    base_cost = hand_cost(work, W_HAND, L)
-    scout_base = 2 + MAX_SHOW * H
-    sas_base = scout_base + 4 * H
-    chip_cost = CHIP_COST_2P if num_players == 2 else CHIP_COST_N
+    L, al, base_cost = _load_hand(obs, num_players, work)
     best = NEG
     best_a = legal[0]
     ties = 0
-    last_sas_key = -1
-    last_sas_val = NEG
     for idx in range(n):
         a = legal[idx]
-        if a < scout_base:
-            start = (a - 2) // MAX_SHOW
-            ln = (a - 2) % MAX_SHOW + 1
-            val = _show_value(work, W_HAND, L, start, ln, al) + base_cost
-        else:
-            is_sas = a >= sas_base
-            r = a - (sas_base if is_sas else scout_base)
-            ef = r // H
-            end = ef >> 1
-            flip = ef & 1
-            p = r % H
-            slot = 0 if end == 0 else al - 1
-            c_up = np.int64(obs[o_active + 3 * slot + 1])
-            c_dn = np.int64(obs[o_active + 3 * slot + 2])
-            v = c_dn if flip else c_up
-            if not _is_candidate_place(work, L, v, p):
-                continue
-            # The hand with the card inserted, in W_TMP (kept there only for the scout's cost).
-            if not is_sas:
-                k = 0
-                for i in range(L + 1):
-                    if i == p:
-                        work[W_TMP + k] = v
-                    else:
-                        work[W_TMP + k] = work[W_HAND + (i if i < p else i - 1)]
-                    k += 1
-                val = base_cost - hand_cost(work, W_TMP, L + 1) - chip_cost
-            else:
-                key = a - sas_base
-                if key == last_sas_key:
-                    val = last_sas_val
-                else:
-                    val = _sas_value(work, L, v, p, end, al, obs, o_active) - chip_cost - SAS_COST
-                    if val > NEG:
-                        val += base_cost
-                    last_sas_key = key
-                    last_sas_val = val
-                if val <= NEG:
-                    continue
+        val = _action_value(obs, a, num_players, L, al, base_cost, work)
+        if val == NEG:
+            continue
         if val > best:
             best = val
             best_a = a
@@ -260,7 +285,7 @@ def greedy_act(obs, legal, n, num_players, rng, work):
 
 @njit(cache=True)
 def _sas_value(work, L, v, p, end, al, obs, o_active):
-    """Best show containing the inserted card (number v before slot p) that beats the remaining active set.
+    """Best show of the hand with number v inserted before slot p that beats the remaining active set.
 
     The remaining set is the active set without its ``end`` card. Returns NEG if none; else
     the show's value (relative to an empty base: the caller adds the current hand cost).
@@ -280,25 +305,26 @@ def _sas_value(work, L, v, p, end, al, obs, o_active):
                 target = rem * 32 + 16 + a0
             else:
                 target = rem * 32 + min(a0, alast)
+    k = 0
+    for i in range(L + 1):
+        if i == p:
+            work[W_INS + k] = v
+        else:
+            work[W_INS + k] = work[W_HAND + (i if i < p else i - 1)]
+        k += 1
+    # Every show of the new hand that beats what remains: one containing the scouted card
+    # (scouting completed it) or an old one (scouting lowered the bar it must beat).
     best = NEG
-    for s in range(max(0, p - MAX_SHOW + 1), p + 1):
-        for ln in range(p - s + 1, MAX_SHOW + 1):
+    for s in range(L + 1):
+        for ln in range(1, MAX_SHOW + 1):
             if s + ln > L + 1:
                 break
-            # Rebuild the inserted hand each time: _show_value compacts W_TMP in place.
-            k = 0
-            for i in range(L + 1):
-                if i == p:
-                    work[W_TMP + k] = v
-                else:
-                    work[W_TMP + k] = work[W_HAND + (i if i < p else i - 1)]
-                k += 1
-            st = _show_strength(work, W_TMP, s, ln)
+            st = _show_strength(work, W_INS, s, ln)
             if st == 0:
                 break  # longer windows from s are not shows either
             if st <= target:
                 continue
-            val = _show_value(work, W_TMP, L + 1, s, ln, rem)
+            val = _show_value(work, W_INS, L + 1, s, ln, rem)
             if val > best:
                 best = val
     return best
