@@ -16,8 +16,8 @@ import time
 
 DEMO = {
     # game: (players, speed units, arena games, the ISMCTS spec for a quick tour)
-    "scout": (4, 200_000, 48, "ismcts:iterations=60"),
-    "sly": (3, 1_000_000, 60, "ismcts:iterations=150"),
+    "scout": (4, 200_000, 72, "ismcts"),
+    "sly": (3, 1_000_000, 60, "ismcts"),
 }
 UNITS = {"scout": "hands", "sly": "games"}
 
