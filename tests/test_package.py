@@ -1,0 +1,25 @@
+"""The package: PettingZoo registry entries, lazy imports."""
+
+import subprocess
+import sys
+
+import pettingzoo
+
+import sly_scout_env
+
+
+def test_both_envs_are_in_pettingzoos_registry():
+    for env_id, players in (("sly_scout_env/scout-v0", 3), ("sly_scout_env/sly-v0", 2)):
+        assert env_id in pettingzoo.aec_registry
+        env = pettingzoo.make("aec", env_id, num_players=players)
+        env.reset(seed=0)
+        assert len(env.agents) == players
+        assert env.unwrapped.metadata["name"] == env_id.split("/")[1].replace("-", "_")
+        env.close()
+
+
+def test_importing_the_package_loads_no_env_and_no_numba():
+    code = "import sys, sly_scout_env; print('numba' in sys.modules, 'sly_scout_env.scout.rules' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]
+    assert sly_scout_env.__version__
