@@ -242,9 +242,10 @@ def scout_step_serial(states, scratch, opts, prng, pobs, seat_pol, meta, opp_ids
 
 
 # ----------------------------------------------------------------------------------------
-# Sly kernels: the same signatures. The compiled Sly policies draw from the row's own
-# generator (rules.RNG); ``prng[i]`` is the row's legal-action buffer for ``choose``;
-# ``opts`` is unused (Sly rows hold their options).
+# Sly kernels: the same signatures (written out per game, not built by a factory: Numba
+# never caches factory closures, see sly_scout_env/sly/batch.py). The compiled Sly
+# policies draw from the row's own generator (rules.RNG); ``prng[i]`` is the row's
+# legal-action buffer for ``choose``; ``opts`` is unused (Sly rows hold their options).
 # ----------------------------------------------------------------------------------------
 SLY_LEGAL_SIZE = 8 * YR.MAX_SPACES + YR.MAX_HOUSES + 1  # as sly.batch.play_rows
 
