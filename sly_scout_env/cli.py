@@ -51,7 +51,7 @@ def _add_simulate(sub) -> None:
 
     sly = games.add_parser("sly", help="Sly: one game from the first Lay to the end")
     sly.add_argument("--players", type=int, default=3, choices=(2, 3, 4), help="player count (default 3)")
-    sly.add_argument("--games", dest="hands", type=positive_int, default=100_000, help="games to play (default 100000)")
+    sly.add_argument("--games", dest="hands", metavar="GAMES", type=positive_int, default=100_000, help="games to play (default 100000)")
     sly.add_argument("--hen-houses", type=int, choices=(1, 2), default=None, help="default: 1 for 2 players, else 2")
     sly.add_argument("--reveal-scope", choices=("house", "all"), default="house", help="default: house")
     sly.add_argument("--first-player", choices=("0", "random"), default="0", help="default: 0")
