@@ -25,6 +25,7 @@ costs a ``state_dict()`` per move, which dominates the time of fast bots).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -41,7 +42,7 @@ class AgentProtocol(Protocol):
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: dict) -> int: ...
 
 
-class Agent:
+class Agent(ABC):
     """Convenience base class: stores the reset arguments and owns a seeded generator.
 
     Subclasses implement :meth:`act` and may extend :meth:`reset` (call ``super().reset``).
@@ -64,8 +65,9 @@ class Agent:
         self.seat = seat
         self.options = dict(options or {})
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: dict) -> int:  # pragma: no cover
-        raise NotImplementedError
+    @abstractmethod
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: dict) -> int:
+        """The action id to play (a legal one: ``action_mask[a] == 1``)."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"

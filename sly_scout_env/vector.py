@@ -96,6 +96,8 @@ Example: torch tensors without copies (torch is not a dependency of this package
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -111,10 +113,8 @@ __all__ = ["ScoutVectorEnv", "SlyVectorEnv"]
 class _CardGameVectorEnv(VectorEnv):
     """The shared vector env over a game's batched kernels (``<game>.batch``)."""
 
-    _game = ""
-
-    def _batch_module(self):
-        raise NotImplementedError
+    _game = ""  # set by each game's class
+    _batch_module_name = ""  # the game's batched kernels, imported on construction
 
     def __init__(self, num_envs: int, autoreset: bool = True, reward: str = "score", max_steps: int | None = None,
                  copy: bool = True, **options):
@@ -128,7 +128,7 @@ class _CardGameVectorEnv(VectorEnv):
             raise ValueError(f"max_steps={max_steps!r} is not allowed; allowed values: None or an int >= 1")
         self.max_steps = max_steps
         self.copy = check_choice("copy", copy, (True, False))
-        self._b = self._batch_module()
+        self._b = importlib.import_module(self._batch_module_name)
         n = int(num_envs)
         self._states, self._scratch, self._opts, info = self._b.new_batch(n, **options)
         self.num_envs = n
@@ -296,14 +296,11 @@ class SlyVectorEnv(_CardGameVectorEnv):
     first_player; plus autoreset, reward, max_steps, copy). See the module docstring."""
 
     _game = "sly"
+    _batch_module_name = "sly_scout_env.sly.batch"
 
     def __init__(self, num_envs: int, num_players: int = 3, autoreset: bool = True, **options):
         super().__init__(num_envs, autoreset=autoreset, num_players=num_players, **options)
 
-    def _batch_module(self):
-        from .sly import batch
-
-        return batch
 
 
 class ScoutVectorEnv(_CardGameVectorEnv):
@@ -311,11 +308,8 @@ class ScoutVectorEnv(_CardGameVectorEnv):
     ii_after_empty_set, score_held_chips; plus autoreset, reward, max_steps, copy)."""
 
     _game = "scout"
+    _batch_module_name = "sly_scout_env.scout.batch"
 
     def __init__(self, num_envs: int, num_players: int = 4, autoreset: bool = True, **options):
         super().__init__(num_envs, autoreset=autoreset, num_players=num_players, **options)
 
-    def _batch_module(self):
-        from .scout import batch
-
-        return batch

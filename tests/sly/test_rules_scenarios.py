@@ -98,9 +98,6 @@ class ReferenceGame:
     def state(self) -> dict:
         return self.g.to_state_dict()
 
-    def rewards(self):  # rewards belong to the env, not to the rules
-        pytest.skip("rewards are an env feature")
-
 
 @pytest.fixture(params=["engine", "reference"])
 def Game(request):
