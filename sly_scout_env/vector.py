@@ -302,7 +302,6 @@ class SlyVectorEnv(_CardGameVectorEnv):
         super().__init__(num_envs, autoreset=autoreset, num_players=num_players, **options)
 
 
-
 class ScoutVectorEnv(_CardGameVectorEnv):
     """``num_envs`` Scout games (options as ``scout_v0.env``: num_players=4, rounds,
     ii_after_empty_set, score_held_chips; plus autoreset, reward, max_steps, copy)."""
