@@ -59,7 +59,7 @@ def prior(state, observer, legal, n, rng, value, obs, row, work, pts, u):
 @njit(cache=True)
 def rollout(state, policy, step_cap):
     """Play ``state`` to the end (or ``step_cap`` more steps) with compiled ``policy``."""
-    legal = np.empty(8 * R.MAX_SPACES + R.MAX_HOUSES + 1, dtype=np.int64)
+    legal = np.empty(SP.CHOOSE_SCRATCH, dtype=np.int64)
     obs = np.zeros(1024, dtype=np.float32)
     p = state[R.NUM_PLAYERS]
     size = R.CARDS_PER_PLAYER + state[R.NUM_SPACES] * (4 + p + R.CARDS_PER_PLAYER) + 4 * p + 14 * (p - 1)
@@ -86,7 +86,7 @@ class SlyAdapter:
         self._work = np.zeros(R.ROW_SIZE, dtype=np.int64)
         self._pts = np.zeros(R.MAX_PLAYERS, dtype=np.int64)
         self._u = np.zeros(R.MAX_PLAYERS, dtype=np.float64)
-        self._legal = np.zeros(self.num_actions, dtype=np.int64)
+        self._legal = np.zeros(SP.CHOOSE_SCRATCH, dtype=np.int64)  # legal ids, then greedy's workspace
         self._values = np.zeros(self.num_actions, dtype=np.float64)
 
     def root(self, observation, action_mask, info) -> np.ndarray:

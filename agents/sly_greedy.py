@@ -22,7 +22,10 @@ class GreedySlyAgent(Agent):
 
     def __init__(self) -> None:
         super().__init__()
+        from sly_scout_env.sly.heuristic import WORK_SIZE
+
         self._rng_word = np.zeros(1, dtype=np.int64)
+        self._work = np.zeros(WORK_SIZE, dtype=np.int64)  # the heuristic's scratch, reused every move
         self._hen_houses = None
         self._reveal_all = 0
 
@@ -46,4 +49,4 @@ class GreedySlyAgent(Agent):
         legal = legal_actions(action_mask).astype(np.int64)
         obs = np.asarray(observation, dtype=np.float32)
         return int(greedy_act(obs, legal, legal.size, self.num_players, self._hen_houses, self._reveal_all,
-                              self._rng_word, 0))
+                              self._rng_word, 0, self._work))

@@ -247,7 +247,7 @@ def scout_step_serial(states, scratch, opts, prng, pobs, seat_pol, meta, opp_ids
 # policies draw from the row's own generator (rules.RNG); ``prng[i]`` is the row's
 # legal-action buffer for ``choose``; ``opts`` is unused (Sly rows hold their options).
 # ----------------------------------------------------------------------------------------
-SLY_LEGAL_SIZE = 8 * YR.MAX_SPACES + YR.MAX_HOUSES + 1  # as sly.batch.play_rows
+SLY_LEGAL_SIZE = YP.CHOOSE_SCRATCH  # the legal ids, then the greedy policy's workspace
 
 
 @njit(cache=True, inline="always")

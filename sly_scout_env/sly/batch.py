@@ -279,7 +279,7 @@ def play_rows(template, words, policy_ids, step_cap, scores, steps, ends):
     bad = 0
     for b in prange(blocks):
         state = template.copy()
-        legal = np.empty(8 * R.MAX_SPACES + R.MAX_HOUSES + 1, dtype=np.int64)
+        legal = np.empty(P.CHOOSE_SCRATCH, dtype=np.int64)
         obs = np.zeros(observation_size_k(num_p, template[R.HEN_HOUSES]), dtype=np.float32)
         pts = np.zeros(num_p, dtype=np.int64)
         for g in range(b * PLAY_BLOCK, min(n, (b + 1) * PLAY_BLOCK)):

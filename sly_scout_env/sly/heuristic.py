@@ -242,21 +242,32 @@ def greedy_values(obs, legal, n, num_p, houses, reveal_all, rng, rng_off, value,
         value[i] /= SAMPLES
 
 
+# greedy_act's int64 workspace (callers allocate it once, so a move allocates nothing):
+LEGAL_MAX = 8 * R.MAX_SPACES + R.MAX_HOUSES + 1  # the largest action count (2 Hen Houses)
+W_ROW = 0  # a sampled belief row
+W_WORK = W_ROW + R.ROW_SIZE  # the row after one candidate action
+W_PTS = W_WORK + R.ROW_SIZE  # points per seat (MAX_PLAYERS)
+W_U = W_PTS + R.MAX_PLAYERS  # float64 view: evaluation per seat (MAX_PLAYERS)
+W_VALUE = W_U + R.MAX_PLAYERS  # float64 view: mean value per legal action (LEGAL_MAX)
+WORK_SIZE = W_VALUE + LEGAL_MAX
+
+
 @njit(cache=True)
-def greedy_act(obs, legal, n, num_p, houses, reveal_all, rng, rng_off):
+def greedy_act(obs, legal, n, num_p, houses, reveal_all, rng, rng_off, work):
     """The heuristic's action among ``legal[:n]`` for the observer of ``obs``.
 
     ``reveal_all`` is the game's ``reveal_scope == "all"`` flag (public); ``rng[rng_off]``
-    is the generator word used for belief samples and tie-breaks.
+    is the generator word used for belief samples and tie-breaks; ``work`` is an int64
+    scratch of ``WORK_SIZE`` (its float parts are float64 views of it).
     """
     if n == 1:
         return legal[0]
-    row = np.empty(R.ROW_SIZE, dtype=np.int64)
-    work = np.empty(R.ROW_SIZE, dtype=np.int64)
-    pts = np.zeros(R.MAX_PLAYERS, dtype=np.int64)
-    u = np.zeros(R.MAX_PLAYERS, dtype=np.float64)
-    value = np.zeros(n, dtype=np.float64)
-    greedy_values(obs, legal, n, num_p, houses, reveal_all, rng, rng_off, value, row, work, pts, u)
+    row = work[W_ROW:W_WORK]
+    after = work[W_WORK:W_PTS]
+    pts = work[W_PTS:W_U]
+    u = work[W_U:W_VALUE].view(np.float64)
+    value = work[W_VALUE : W_VALUE + n].view(np.float64)
+    greedy_values(obs, legal, n, num_p, houses, reveal_all, rng, rng_off, value, row, after, pts, u)
     best = value[0]
     for i in range(1, n):
         if value[i] > best:

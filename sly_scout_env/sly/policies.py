@@ -7,9 +7,9 @@ and simulation kernels can hold one id per seat and dispatch without Python obje
 
 ``choose(policy_id, state, legal, obs)``:
   ``state`` the game row (only its generator ``RNG`` and public/own fields are read),
-  ``legal`` an int64 scratch of length >= the action count (filled here),
+  ``legal`` an int64 scratch of ``CHOOSE_SCRATCH`` entries: the legal actions are written
+  to its front, and ``greedy`` works in the rest, so a move allocates nothing,
   ``obs`` a float32 scratch of the observation size (filled by informed policies).
-``greedy`` allocates its small scratch once per call (see ``heuristic.greedy_act``).
 Returns the action id, or -1 for an unknown policy id (callers validate ids first with
 :func:`policy_id`).
 
@@ -24,7 +24,7 @@ from numba import njit
 
 from .._rng import rng_below
 from . import rules as R
-from .heuristic import greedy_act
+from .heuristic import LEGAL_MAX, WORK_SIZE, greedy_act
 from .observation import observe
 
 RANDOM = 0  # uniform over the legal actions
@@ -33,6 +33,10 @@ GREEDY = 1  # the public-knowledge heuristic of heuristic.py (reads only the sea
 # Names users pass (``simulate(policies=[...])``, ``sly-scout simulate --policies``);
 # a policy's id is its index here.
 POLICY_NAMES = ("random", "greedy")
+
+# Length of the int64 ``legal`` scratch that ``choose`` needs: the legal action ids, then
+# the heuristic's workspace (so that choosing a move allocates nothing).
+CHOOSE_SCRATCH = LEGAL_MAX + WORK_SIZE
 
 
 def policy_id(name: str) -> int:
@@ -48,10 +52,12 @@ def choose(policy_id, state, legal, obs):
     if policy_id == RANDOM:
         return legal[rng_below(state, R.RNG, n)]
     if policy_id == GREEDY:
+        if legal.shape[0] < CHOOSE_SCRATCH:  # the kernels do not bounds-check: refuse, never overrun
+            raise ValueError("sly policies.choose: the legal scratch must hold CHOOSE_SCRATCH entries")
         # The heuristic sees the acting seat's observation and the legal actions only.
         observe(state, state[R.CURRENT], obs)
         return greedy_act(obs, legal, n, state[R.NUM_PLAYERS], state[R.HEN_HOUSES], state[R.REVEAL_ALL],
-                          state, R.RNG)
+                          state, R.RNG, legal[LEGAL_MAX:])
     return -1
 
 
@@ -60,7 +66,7 @@ def _play_games(template, words, seat_policy, step_cap, scores_out):
     """Play one game per seed word, seat ``p`` choosing with policy ``seat_policy[p]``."""
     num_p = template[R.NUM_PLAYERS]
     state = template.copy()
-    legal = np.empty(8 * R.MAX_SPACES + R.MAX_HOUSES + 1, dtype=np.int64)
+    legal = np.empty(CHOOSE_SCRATCH, dtype=np.int64)
     obs = np.zeros(1024, dtype=np.float32)  # larger than any Sly observation (at most 193 floats)
     pts = np.zeros(num_p, dtype=np.int64)
     for g in range(words.shape[0]):

@@ -8,7 +8,7 @@ from agents.views import player_view
 from sly_scout_env import sly_v0
 from sly_scout_env.sly import policies as SP
 from sly_scout_env.sly import rules as R
-from sly_scout_env.sly.heuristic import greedy_act
+from sly_scout_env.sly.heuristic import WORK_SIZE, greedy_act
 from sly_scout_env.sly.observation import observe, observation_size
 
 
@@ -23,9 +23,19 @@ def _greedy_choice(env, word=12345):
     """The compiled greedy policy's move for the seat to act, with a fixed generator word."""
     row = env.unwrapped._state.copy()
     row[R.RNG] = word
-    legal = np.zeros(R.num_actions(int(row[R.HEN_HOUSES])), dtype=np.int64)
+    legal = np.zeros(SP.CHOOSE_SCRATCH, dtype=np.int64)
     obs = np.zeros(observation_size(int(row[R.NUM_PLAYERS]), int(row[R.HEN_HOUSES])), dtype=np.float32)
     return int(SP.choose(SP.policy_id("greedy"), row, legal, obs))
+
+
+def test_compiled_greedy_refuses_a_scratch_too_small_instead_of_overrunning_it():
+    env = sly_v0.raw_env(num_players=3)
+    env.reset(seed=0)
+    row = env.unwrapped._state.copy()
+    obs = np.zeros(observation_size(3, 2), dtype=np.float32)
+    with pytest.raises(ValueError, match="CHOOSE_SCRATCH"):
+        SP.choose(SP.policy_id("greedy"), row, np.zeros(R.num_actions(2), dtype=np.int64), obs)
+    assert SP.choose(SP.policy_id("greedy"), row, np.zeros(SP.CHOOSE_SCRATCH, dtype=np.int64), obs) >= 0
 
 
 def _base(num_players=2):
@@ -79,7 +89,7 @@ def test_greedy_agent_matches_compiled_policy():
     obs = env.observe(env.agent_selection)
     word = np.array([777], dtype=np.int64)
     legal = np.flatnonzero(obs["action_mask"]).astype(np.int64)
-    direct = greedy_act(obs["observation"], legal, legal.size, 3, 2, 0, word, 0)
+    direct = greedy_act(obs["observation"], legal, legal.size, 3, 2, 0, word, 0, np.zeros(WORK_SIZE, np.int64))
     assert _greedy_choice(env, 777) == direct
     assert seat == env.agent_name_mapping[env.agent_selection]
 
