@@ -44,7 +44,6 @@ def determinize(state, seat, rng, rng_off):
     free cards of one opponent are at most 7, held in a fixed-size local loop.
     """
     num_p = state[R.NUM_PLAYERS]
-    n_sp = state[R.NUM_SPACES]
     for o in range(num_p):
         if o == seat:
             continue
@@ -60,27 +59,33 @@ def determinize(state, seat, rng, rng_off):
             ):
                 free_mask |= 1 << c
                 n_free += 1
-        if n_free <= 1:
-            continue
-        # Walk the free slots (face-down spaces of o in space order, then the hand) and
-        # give each one a uniformly drawn card among those not dealt yet: a uniform
-        # random assignment of cards to slots.
-        remaining = free_mask
-        left = n_free
-        for s in range(n_sp):
-            if state[R.SPACE_STATE + s] == R.FACE_DOWN and state[R.SPACE_OWNER + s] == o:
-                k = rng_below(rng, rng_off, left)
-                c = _kth_bit(remaining, k)
-                remaining &= ~(1 << c)
-                left -= 1
-                state[R.SPACE_CARD + s] = c
-                state[R.CARD_WHERE + base + c] = R.ON_SPACE
-                state[R.CARD_PLACE + base + c] = s
-        # What is left of the free cards goes to the hand.
-        for c in range(R.CARDS_PER_PLAYER):
-            if remaining & (1 << c):
-                state[R.CARD_WHERE + base + c] = R.IN_HAND
-                state[R.CARD_PLACE + base + c] = -1
+        if n_free > 1:
+            deal_unseen(state, o, free_mask, n_free, rng, rng_off)
+
+
+@njit(cache=True)
+def deal_unseen(row, owner, free, left, rng, rng_off):
+    """Deal ``owner``'s unseen cards (the 7-bit set ``free`` of ``left`` cards) at random.
+
+    Walks the free slots (``owner``'s face-down spaces in space order, then the hand) and
+    gives each one a uniformly drawn card among those not dealt yet: a uniform random
+    assignment of cards to slots. Serves ISMCTS's :func:`determinize` and the greedy
+    heuristic's belief samples (``heuristic.sample_row``).
+    """
+    base = owner * R.CARDS_PER_PLAYER
+    for s in range(row[R.NUM_SPACES]):
+        if row[R.SPACE_STATE + s] == R.FACE_DOWN and row[R.SPACE_OWNER + s] == owner and left > 0:
+            c = _kth_bit(free, rng_below(rng, rng_off, left))
+            free &= ~(1 << c)
+            left -= 1
+            row[R.SPACE_CARD + s] = c
+            row[R.CARD_WHERE + base + c] = R.ON_SPACE
+            row[R.CARD_PLACE + base + c] = s
+    # What is left of the free cards goes to the hand.
+    for c in range(R.CARDS_PER_PLAYER):
+        if free & (1 << c):
+            row[R.CARD_WHERE + base + c] = R.IN_HAND
+            row[R.CARD_PLACE + base + c] = -1
 
 
 @njit(cache=True, inline="always")

@@ -55,6 +55,7 @@ from numba import njit
 
 from .._rng import rng_below
 from . import rules as R
+from .determinize import deal_unseen
 
 SAMPLES = 8  # belief samples per decision
 ALPHA = 0.75  # share of a face-down Hen's space value counted as already won
@@ -137,22 +138,7 @@ def sample_row(obs, num_p, houses, reveal_all, rng, rng_off, row):
                 else:
                     free |= 1 << c
                     left += 1
-        for s in range(n_sp):
-            if row[R.SPACE_STATE + s] == R.FACE_DOWN and row[R.SPACE_OWNER + s] == o and left > 0:
-                k = rng_below(rng, rng_off, left)
-                for c in range(R.CARDS_PER_PLAYER):
-                    if free & (1 << c):
-                        if k == 0:
-                            break
-                        k -= 1
-                free &= ~(1 << c)
-                left -= 1
-                row[R.SPACE_CARD + s] = c
-                row[R.CARD_WHERE + base + c] = R.ON_SPACE
-                row[R.CARD_PLACE + base + c] = s
-        for c in range(R.CARDS_PER_PLAYER):
-            if free & (1 << c):
-                row[R.CARD_WHERE + base + c] = R.IN_HAND
+        deal_unseen(row, o, free, left, rng, rng_off)
 
 
 @njit(cache=True)
