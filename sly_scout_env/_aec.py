@@ -35,6 +35,12 @@ def check_choice(name: str, value: Any, allowed: tuple) -> Any:
     raise ValueError(f"{name}={value!r} is not allowed; allowed values: {', '.join(repr(a) for a in allowed)}")
 
 
+def legal_actions_text(mask: np.ndarray, most: int = 20) -> str:
+    """The legal action ids of ``mask`` for an error message: the first ``most``, then "..."."""
+    legal = np.flatnonzero(mask)
+    return ", ".join(str(a) for a in legal[:most]) + (" ..." if len(legal) > most else "")
+
+
 class CardGameRawEnv(AECEnv):
     """Base PettingZoo AEC env over a game's compiled kernels.
 
@@ -160,8 +166,7 @@ class CardGameRawEnv(AECEnv):
             raise ValueError(f"action {action} is out of range; actions are ints in [0, {self.num_actions})")
         mask = self._current_mask()
         if not mask[action]:
-            legal = np.flatnonzero(mask)
-            shown = ", ".join(str(a) for a in legal[:20]) + (" ..." if len(legal) > 20 else "")
+            shown = legal_actions_text(mask)
             raise ValueError(
                 f"action {action} ({self.action_to_str(action)}) is illegal for {self.agent_selection} now; "
                 f"legal actions: {shown}"

@@ -64,7 +64,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see scout/batch.py: idle 
 import numpy as np  # noqa: E402
 from numba import njit, prange  # noqa: E402
 
-from ._aec import REWARD_MODES, check_choice  # noqa: E402
+from ._aec import REWARD_MODES, check_choice, legal_actions_text  # noqa: E402
 from ._rng import seed_word  # noqa: E402
 from .scout import batch as SB  # noqa: E402
 from .scout import policies as SP  # noqa: E402
@@ -483,8 +483,7 @@ class _Engine:
         legal = self.masks[self.rows, a] != 0
         if not legal.all():
             i = int(np.flatnonzero(~legal)[0])
-            ids = np.flatnonzero(self.masks[i])
-            shown = ", ".join(str(x) for x in ids[:20]) + (" ..." if len(ids) > 20 else "")
+            shown = legal_actions_text(self.masks[i])
             raise ValueError(f"env {i}: action {int(a[i])} is illegal for the learner (seat "
                              f"{int(self.meta[i, M_LEARNER])}) now; legal actions: {shown}")
         return a

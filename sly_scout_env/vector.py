@@ -103,7 +103,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ._aec import REWARD_MODES, check_choice
+from ._aec import REWARD_MODES, check_choice, legal_actions_text
 from ._rng import seed_word
 from .simulation import stream_words
 
@@ -267,8 +267,7 @@ class _CardGameVectorEnv(VectorEnv):
             legal |= ~live
         if not legal.all():
             i = int(np.flatnonzero(~legal)[0])
-            ids = np.flatnonzero(self._masks[i])
-            shown = ", ".join(str(x) for x in ids[:20]) + (" ..." if len(ids) > 20 else "")
+            shown = legal_actions_text(self._masks[i])
             raise ValueError(f"env {i}: action {int(a[i])} is illegal for seat {int(self._seats[i])} now; "
                              f"legal actions: {shown}")
         return a
