@@ -20,19 +20,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ._rng import seed_word
+from .checks import check_choice  # noqa: F401  (re-exported for the game envs)
 
 REWARD_MODES = ("score", "win")
-
-
-def check_choice(name: str, value: Any, allowed: tuple) -> Any:
-    """Return ``value`` if it is one of ``allowed``, else raise a ValueError naming both."""
-    if isinstance(value, np.integer):
-        value = int(value)
-    # Compare types too, so that True never stands in for 1 (bool is an int).
-    for a in allowed:
-        if type(value) is type(a) and value == a:
-            return a
-    raise ValueError(f"{name}={value!r} is not allowed; allowed values: {', '.join(repr(a) for a in allowed)}")
 
 
 def legal_actions_text(mask: np.ndarray, most: int = 20) -> str:

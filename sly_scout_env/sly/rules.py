@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._aec import check_choice
+from ..checks import check_choice
 from .._rng import rng_below
 
 # -- sizes -----------------------------------------------------------------------------

@@ -1,0 +1,38 @@
+"""Argument checks shared by every layer: one wording for every bad-input error.
+
+Each check returns the value (normalised: numpy ints become ``int``) or raises a
+ValueError naming the argument, the bad value and what is allowed. It imports numpy
+only, so the rules kernels can use it without loading PettingZoo or Gymnasium.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def is_int(value: Any) -> bool:
+    """True for Python and numpy integers, False for bools (a bool is an int in Python)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def check_choice(name: str, value: Any, allowed: tuple) -> Any:
+    """Return ``value`` if it is one of ``allowed``, else raise a ValueError naming both."""
+    if isinstance(value, np.integer):
+        value = int(value)
+    # Compare types too, so that True never stands in for 1 (bool is an int).
+    for a in allowed:
+        if type(value) is type(a) and value == a:
+            return a
+    raise ValueError(f"{name}={value!r} is not allowed; allowed values: {', '.join(repr(a) for a in allowed)}")
+
+
+def check_int(name: str, value: Any, lo: int = 1, hi: int | None = None, *, allow_none: bool = False) -> int | None:
+    """Return ``value`` as an int if ``lo <= value (<= hi)``; None passes when ``allow_none``."""
+    if value is None and allow_none:
+        return None
+    if not is_int(value) or value < lo or (hi is not None and value > hi):
+        allowed = f"an int >= {lo}" if hi is None else f"an int from {lo} to {hi}"
+        raise ValueError(f"{name}={value!r} is not allowed; allowed values: {'None or ' if allow_none else ''}{allowed}")
+    return int(value)

@@ -1,0 +1,148 @@
+"""The registry of games: what a game is, in one place.
+
+    from sly_scout_env.games import GAMES, get_game
+    spec = get_game("scout")
+    spec.player_counts, spec.default_players, spec.unit     # (2, 3, 4, 5), 4, "hand"
+    env = spec.env(num_players=3)                            # PettingZoo AEC env (wrapped)
+    rules = spec.module("rules")                             # sly_scout_env.scout.rules
+
+Generic code (simulation, vector env, wrappers, SB3 adapters, views, CLI, arena, play,
+training, benchmarks, web table) looks a game up here and never branches on its name.
+Adding a game is one folder implementing the per-game contract (docs/architecture.md)
+plus one entry in :data:`_SPECS` below.
+
+Importing this module imports no game: a spec names its modules, and
+:meth:`GameSpec.module` imports one on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from .checks import check_choice
+
+
+@dataclass(frozen=True)
+class Option:
+    """One rule option of a game: a keyword argument of its env, with the official default."""
+
+    name: str
+    default: Any
+    # The values a user may give; None = any int >= 1 (``rounds``).
+    choices: tuple | None
+    # One line for help texts and the web table's start page.
+    help: str
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything generic code needs to know about one game."""
+
+    # The game's name as users type it (``sly-scout simulate scout``).
+    name: str
+    # The game's name as a title.
+    title: str
+    # The player counts the rules allow, and the one used when none is given.
+    player_counts: tuple[int, ...]
+    default_players: int
+    # What one unit of `simulate` is: a Scout "hand" (one round), a Sly "game".
+    unit: str
+    # Why a unit ended, indexed by the end-reason code the kernels write (0 = stopped
+    # by simulate's step cap).
+    end_reasons: tuple[str, ...]
+    # The rule options (not num_players, reward, render_mode, max_steps).
+    options: tuple[Option, ...]
+    # The package holding the game's modules (rules, observation, codec, text, env,
+    # batch, policies, heuristic, determinize) and its versioned PettingZoo module.
+    package: str
+    env_module_name: str
+
+    # -- modules --------------------------------------------------------------------------
+    def module(self, role: str) -> ModuleType:
+        """The game's module for ``role`` (``"rules"``, ``"batch"``, ``"policies"``, ...)."""
+        return importlib.import_module(f"{self.package}.{role}")
+
+    @property
+    def env_module(self) -> ModuleType:
+        """The versioned PettingZoo module (``sly_scout_env.scout_v0``)."""
+        return importlib.import_module(self.env_module_name)
+
+    # -- envs -----------------------------------------------------------------------------
+    def env(self, **kwargs):
+        """The PettingZoo AEC env with PettingZoo's standard wrappers."""
+        return self.env_module.env(**kwargs)
+
+    def raw_env(self, **kwargs):
+        """The PettingZoo AEC env without wrappers."""
+        return self.env_module.raw_env(**kwargs)
+
+    # -- options --------------------------------------------------------------------------
+    @property
+    def option_names(self) -> tuple[str, ...]:
+        return tuple(o.name for o in self.options)
+
+    def default_options(self) -> dict:
+        """The rule options at their official defaults."""
+        return {o.name: o.default for o in self.options}
+
+    def check_players(self, players) -> int:
+        """``players`` if this game allows it; else ValueError naming the allowed counts."""
+        return check_choice("num_players", players, self.player_counts)
+
+
+_SPECS: dict[str, GameSpec] = {
+    spec.name: spec
+    for spec in (
+        GameSpec(
+            name="scout",
+            title="Scout",
+            player_counts=(2, 3, 4, 5),
+            default_players=4,
+            unit="hand",
+            end_reasons=("step cap", "(i) hand emptied", "(ii) back to owner / stuck"),
+            options=(
+                Option("rounds", None, None,
+                       "rounds in a game; None = the official count (players, 2 for 2 players); 1 plays one hand"),
+                Option("ii_after_empty_set", True, (True, False),
+                       "round end (ii) also when the Scouts took the active set's last card (the literal rule)"),
+                Option("score_held_chips", True, (True, False),
+                       "2 players: each chip still held at the round end scores +1"),
+            ),
+            package="sly_scout_env.scout",
+            env_module_name="sly_scout_env.scout_v0",
+        ),
+        GameSpec(
+            name="sly",
+            title="Sly",
+            player_counts=(2, 3, 4),
+            default_players=3,
+            unit="game",
+            end_reasons=("step cap", "a hand with <= 1 card", "all spaces Safe"),
+            options=(
+                Option("hen_houses", None, (None, 1, 2),
+                       "Hen Houses of four spaces; None = 1 for 2 players, 2 for 3-4"),
+                Option("reveal_scope", "house", ("house", "all"),
+                       "a Reveal flips one chosen Hen House, or every face-down card"),
+                Option("first_player", 0, (0, "random"),
+                       "seat 0 starts, or a seat drawn from the game's own generator"),
+            ),
+            package="sly_scout_env.sly",
+            env_module_name="sly_scout_env.sly_v0",
+        ),
+    )
+}
+
+# The games, in a fixed order: the one place that lists them.
+GAMES: tuple[str, ...] = tuple(_SPECS)
+
+
+def get_game(name) -> GameSpec:
+    """The spec of game ``name``; ValueError naming the known games."""
+    return _SPECS[check_choice("game", name, GAMES)]
+
+
+def all_games() -> tuple[GameSpec, ...]:
+    return tuple(_SPECS.values())
