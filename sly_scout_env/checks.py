@@ -36,3 +36,14 @@ def check_int(name: str, value: Any, lo: int = 1, hi: int | None = None, *, allo
         allowed = f"an int >= {lo}" if hi is None else f"an int from {lo} to {hi}"
         raise ValueError(f"{name}={value!r} is not allowed; allowed values: {'None or ' if allow_none else ''}{allowed}")
     return int(value)
+
+
+def check_option_names(caller: str, given: dict, allowed) -> None:
+    """ValueError if ``given`` has a keyword that ``caller`` does not take, listing what it takes.
+
+    Called by each public class with its own argument list, so that the error names the
+    class the user called rather than an inner one.
+    """
+    for name in given:
+        if name not in allowed:
+            raise ValueError(f"unknown option {name!r} for {caller}; allowed options: {', '.join(allowed)}")

@@ -19,9 +19,8 @@ import time
 
 import numpy as np
 
-from .cli_types import non_negative_int, positive_int
-
-GAMES = ("scout", "sly")
+from .cli_types import add_option_flag, non_negative_int, positive_int
+from .games import all_games, get_game
 
 
 def _add_simulate(sub) -> None:
@@ -32,33 +31,19 @@ def _add_simulate(sub) -> None:
         "in parallel; print speed, end reasons, mean scores and win shares.",
     )
     games = sim.add_subparsers(dest="game", metavar="GAME", required=True)
-
-    scout = games.add_parser("scout", help="Scout: one hand = one round from a fresh deal to its scoring")
-    scout.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5), help="player count (default 4)")
-    scout.add_argument("--hands", type=positive_int, default=100_000, help="hands to play (default 100000)")
-    scout.add_argument(
-        "--no-ii-after-empty-set",
-        dest="ii_after_empty_set",
-        action="store_false",
-        help="round end (ii) does not apply when the active set was scouted empty",
-    )
-    scout.add_argument(
-        "--no-score-held-chips",
-        dest="score_held_chips",
-        action="store_false",
-        help="2 players: chips still held at the end of a round score nothing",
-    )
-
-    sly = games.add_parser("sly", help="Sly: one game from the first Lay to the end")
-    sly.add_argument("--players", type=int, default=3, choices=(2, 3, 4), help="player count (default 3)")
-    sly.add_argument("--games", dest="hands", metavar="GAMES", type=positive_int, default=100_000, help="games to play (default 100000)")
-    sly.add_argument("--hen-houses", type=int, choices=(1, 2), default=None, help="default: 1 for 2 players, else 2")
-    sly.add_argument("--reveal-scope", choices=("house", "all"), default="house", help="default: house")
-    sly.add_argument("--first-player", choices=("0", "random"), default="0", help="default: 0")
-
-    for p in (scout, sly):
+    for spec in all_games():
+        unit = spec.unit + "s"
+        p = games.add_parser(spec.name, help=f"{spec.title}: {spec.unit_doc}",
+                             description=f"Simulate {spec.title} {unit} in compiled code.")
+        p.add_argument("--players", type=int, default=spec.default_players, choices=spec.player_counts,
+                       help=f"player count (default {spec.default_players})")
+        p.add_argument(f"--{unit}", dest="units", metavar=unit.upper(), type=positive_int, default=100_000,
+                       help=f"{unit} to play (default 100000)")
+        for option in spec.options:
+            if option.simulate:
+                add_option_flag(p, option)
         p.add_argument("--seed", type=non_negative_int, default=0, help="seed (default 0)")
-        p.add_argument("--out", metavar="PATH.npz", default=None, help="also save the per-hand arrays to a .npz file")
+        p.add_argument("--out", metavar="PATH.npz", default=None, help=f"also save the per-{spec.unit} arrays to a .npz file")
         p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
         p.add_argument("--threads", type=positive_int, default=None, help="Numba threads (default: all cores)")
         p.add_argument(
@@ -69,30 +54,21 @@ def _add_simulate(sub) -> None:
         )
 
 
-def _game_options(args) -> dict:
-    if args.game == "scout":
-        return {"ii_after_empty_set": args.ii_after_empty_set, "score_held_chips": args.score_held_chips}
-    return {
-        "hen_houses": args.hen_houses,
-        "reveal_scope": args.reveal_scope,
-        "first_player": 0 if args.first_player == "0" else "random",
-    }
-
-
 def run_simulate(args, out=None) -> dict:
     import numba
 
     out = sys.stdout if out is None else out  # looked up per call (tests capture sys.stdout)
     from .simulation import simulate
 
-    unit = "hands" if args.game == "scout" else "games"
-    options = _game_options(args)
+    spec = get_game(args.game)
+    unit = spec.unit + "s"
+    options = {o.name: getattr(args, o.name) for o in spec.options if o.simulate}
     t0 = time.perf_counter()
     bar = None
     if args.progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=args.hands, unit=unit[:-1], file=sys.stderr, dynamic_ncols=True, leave=False)
+        bar = tqdm(total=args.units, unit=unit[:-1], file=sys.stderr, dynamic_ncols=True, leave=False)
         done = [0]
 
         def progress(n_done: int) -> None:
@@ -102,7 +78,7 @@ def run_simulate(args, out=None) -> dict:
     else:
         progress = None
     try:
-        result = simulate(args.game, args.hands, players=args.players, policies=args.policies, seed=args.seed,
+        result = simulate(args.game, args.units, players=args.players, policies=args.policies, seed=args.seed,
                           threads=args.threads, progress=progress, **options)
     finally:
         if bar is not None:
@@ -115,18 +91,16 @@ def run_simulate(args, out=None) -> dict:
     opts = ", ".join(f"{k}={v!r}" for k, v in options.items())
     threads = args.threads or numba.config.NUMBA_NUM_THREADS
     policies = args.policies or ",".join(["random"] * args.players)
-    print(f"{args.game}: {args.players} players, {args.hands} {unit}, seed {args.seed} ({opts})", file=out)
+    print(f"{args.game}: {args.players} players, {args.units} {unit}, seed {args.seed} ({opts})", file=out)
     print(f"  policies       {policies}; {threads} thread(s)", file=out)
-    print(f"  {unit}/s        {args.hands / seconds:14,.0f}", file=out)
+    print(f"  {unit}/s        {args.units / seconds:14,.0f}", file=out)
     print(f"  steps/s        {total_steps / seconds:14,.0f}", file=out)
     print(f"  steps per {unit[:-1]:<5}{steps.mean():10.2f}", file=out)
     print(f"  time           {seconds:14.2f} s in kernels ({wall:.2f} s wall, incl. compilation)", file=out)
     reasons = np.asarray(result["end_reason"])
-    if args.game == "scout":
-        names = {1: "(i) hand emptied", 2: "(ii) back to owner / stuck", 0: "step cap"}
-    else:
-        names = {1: "a hand with <= 1 card", 2: "all spaces Safe", 0: "step cap"}
-    ends = ", ".join(f"{names[k]} {np.mean(reasons == k):.1%}" for k in (1, 2, 0) if np.any(reasons == k))
+    names = spec.end_reasons
+    codes = list(range(1, len(names))) + [0]  # the step cap last
+    ends = ", ".join(f"{names[k]} {np.mean(reasons == k):.1%}" for k in codes if np.any(reasons == k))
     print(f"  ends           {ends}", file=out)
     print("  mean score per seat: " + "  ".join(f"seat {i}: {m:+.3f}" for i, m in enumerate(scores.mean(axis=0))), file=out)
     wins = np.asarray(result["winners"]).mean(axis=0)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from .checks import check_choice
+from .checks import check_choice, check_int
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,21 @@ class Option:
     choices: tuple | None
     # One line for help texts and the web table's start page.
     help: str
+    # Whether `simulate` takes it (Scout's `rounds` does not: a simulated hand is one round).
+    simulate: bool = True
+
+    def parse(self, text: str):
+        """The allowed value spelled ``text`` on a command line; ValueError if none is."""
+        if self.choices is None:
+            try:
+                value = None if text == "None" else int(text)
+            except ValueError:
+                value = text
+            return check_int(self.name, value, 1, allow_none=True)
+        for choice in self.choices:
+            if str(choice) == text:
+                return choice
+        return check_choice(self.name, text, self.choices)
 
 
 @dataclass(frozen=True)
@@ -50,6 +65,7 @@ class GameSpec:
     default_players: int
     # What one unit of `simulate` is: a Scout "hand" (one round), a Sly "game".
     unit: str
+    unit_doc: str
     # Why a unit ended, indexed by the end-reason code the kernels write (0 = stopped
     # by simulate's step cap).
     end_reasons: tuple[str, ...]
@@ -102,10 +118,12 @@ _SPECS: dict[str, GameSpec] = {
             player_counts=(2, 3, 4, 5),
             default_players=4,
             unit="hand",
+            unit_doc="one hand = one round from a fresh deal to its scoring",
             end_reasons=("step cap", "(i) hand emptied", "(ii) back to owner / stuck"),
             options=(
                 Option("rounds", None, None,
-                       "rounds in a game; None = the official count (players, 2 for 2 players); 1 plays one hand"),
+                       "rounds in a game; None = the official count (players, 2 for 2 players); 1 plays one hand",
+                       simulate=False),
                 Option("ii_after_empty_set", True, (True, False),
                        "round end (ii) also when the Scouts took the active set's last card (the literal rule)"),
                 Option("score_held_chips", True, (True, False),
@@ -120,6 +138,7 @@ _SPECS: dict[str, GameSpec] = {
             player_counts=(2, 3, 4),
             default_players=3,
             unit="game",
+            unit_doc="one game from the first Lay to the end",
             end_reasons=("step cap", "a hand with <= 1 card", "all spaces Safe"),
             options=(
                 Option("hen_houses", None, (None, 1, 2),

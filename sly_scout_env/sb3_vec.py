@@ -70,7 +70,8 @@ from .scout import batch as SB  # noqa: E402
 from .scout import policies as SP  # noqa: E402
 from .scout import rules as SR  # noqa: E402
 from .scout.observation import encode_observation as scout_observe  # noqa: E402
-from .simulation import STEP_CAP, stream_words  # noqa: E402
+from ._rng import stream_words  # noqa: E402
+from .simulation import STEP_CAP  # noqa: E402
 from .sly import batch as YB  # noqa: E402
 from .sly import policies as YP  # noqa: E402
 from .sly import rules as YR  # noqa: E402

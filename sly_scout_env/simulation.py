@@ -12,8 +12,7 @@ working memory is bounded and only the per-game result arrays grow with ``n``.
 Determinism: game ``i`` is dealt from ``stream_words(seed, i, 1)[0]`` (the ``i``-th output
 of a splitmix64 stream started at ``seed_word(seed)``) and draws every random choice from
 generators in its own row, so the arrays are identical whatever ``threads`` or
-``chunk_size``. (A stream rather than ``SeedSequence`` per game: deriving a million
-``SeedSequence`` children costs seconds, the stream costs microseconds.)
+``chunk_size``.
 
 A Scout "hand" is one round from a fresh deal to its scoring (``rounds=1``); a Sly
 "game" is a whole game.
@@ -26,48 +25,17 @@ import time
 import numba
 import numpy as np
 
-from ._rng import seed_word
+from ._rng import seed_word, stream_words
+from .checks import check_int
+from .games import get_game
 
-GAMES = ("scout", "sly")
-PLAYER_COUNTS = {"scout": (2, 3, 4, 5), "sly": (2, 3, 4)}
-DEFAULT_PLAYERS = {"scout": 4, "sly": 3}
 STEP_CAP = 100_000  # Sly's Fox-only Reveals could repeat for ever in principle; cap every game
 CHUNK_SIZE = 65_536
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-
-
-def stream_words(seed: int | None, start: int, count: int) -> np.ndarray:
-    """Seed words ``start .. start+count-1`` of the splitmix64 stream of ``seed`` (int64).
-
-    Word ``i`` depends only on ``seed`` and ``i``: a chunk of games gets the same words
-    whatever the chunking. ``seed=None`` draws fresh OS entropy.
-    """
-    base = np.uint64(np.int64(seed_word(seed)).view(np.uint64))
-    with np.errstate(over="ignore"):
-        z = base + _GOLDEN * (np.arange(start, start + count, dtype=np.uint64) + np.uint64(1))
-        z = (z ^ (z >> np.uint64(30))) * _MIX1
-        z = (z ^ (z >> np.uint64(27))) * _MIX2
-        z = z ^ (z >> np.uint64(31))
-    return z.view(np.int64)
-
-
-def _game_modules(game: str):
-    from ._aec import check_choice
-
-    check_choice("game", game, GAMES)
-    if game == "scout":
-        from .scout import batch, policies
-    else:
-        from .sly import batch, policies
-    return batch, policies
 
 
 def policy_ids(game: str, policies, players: int) -> np.ndarray:
     """Per-seat compiled policy ids for ``policies`` (None = all "random"); ValueError if bad."""
-    _, pol = _game_modules(game)
+    pol = get_game(game).module("policies")
     if policies is None:
         policies = ["random"] * players
     if isinstance(policies, str):
@@ -81,19 +49,14 @@ def policy_ids(game: str, policies, players: int) -> np.ndarray:
     return np.array([pol.policy_id(p) for p in policies], dtype=np.int64)
 
 
-def _check_int(name: str, value, lo: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < lo:
-        raise ValueError(f"{name}={value!r} is not allowed; allowed values: an int >= {lo}")
-    return int(value)
-
-
 def simulate(game: str, n: int, players: int | None = None, policies=None, seed: int | None = 0,
              threads: int | None = None, chunk_size: int = CHUNK_SIZE, progress=None, step_cap: int = STEP_CAP,
              **options) -> dict:
     """Play ``n`` Scout hands or Sly games in compiled code; return per-game arrays.
 
     Arguments:
-      ``game``: "scout" or "sly". ``players``: player count (default 4 for Scout, 3 for Sly).
+      ``game``: a name of ``sly_scout_env.games.GAMES``. ``players``: player count (default:
+        the game's ``default_players``).
       ``policies``: one compiled policy name per seat (a list, or "random,random,...");
         default all "random". ``seed``: int >= 0 or None. ``threads``: Numba threads
         (default: all cores; the global Numba setting is restored afterwards).
@@ -113,19 +76,18 @@ def simulate(game: str, n: int, players: int | None = None, policies=None, seed:
       ``seconds`` float: wall time of the play (seed derivation included, compilation not);
       ``seed`` int: the seed used (drawn from OS entropy when ``seed=None``: replay with it).
     """
-    batch, _ = _game_modules(game)
+    spec = get_game(game)
+    batch = spec.module("batch")
     if players is None:
-        players = DEFAULT_PLAYERS[game]
+        players = spec.default_players
     template, num_players = batch.sim_template(players, **options)
     pids = policy_ids(game, policies, num_players)
-    n = _check_int("n", n, 0)
-    chunk_size = _check_int("chunk_size", chunk_size, 1)
-    step_cap = _check_int("step_cap", step_cap, 1)
+    n = check_int("n", n, lo=0)
+    chunk_size = check_int("chunk_size", chunk_size, 1)
+    step_cap = check_int("step_cap", step_cap, 1)
     if threads is None:
         threads = numba.config.NUMBA_NUM_THREADS
-    threads = _check_int("threads", threads, 1)
-    if threads > numba.config.NUMBA_NUM_THREADS:
-        raise ValueError(f"threads={threads} is not allowed; allowed values: 1..{numba.config.NUMBA_NUM_THREADS}")
+    threads = check_int("threads", threads, 1, numba.config.NUMBA_NUM_THREADS)
 
     if seed is None:
         # Drawn once (63 bits, fits int64 in a .npz) so that every chunk continues one stream.

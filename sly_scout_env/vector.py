@@ -105,7 +105,7 @@ from gymnasium.vector.utils import batch_space
 
 from ._aec import REWARD_MODES, check_choice, legal_actions_text
 from ._rng import seed_word
-from .simulation import stream_words
+from ._rng import stream_words
 
 __all__ = ["ScoutVectorEnv", "SlyVectorEnv"]
 

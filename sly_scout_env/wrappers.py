@@ -20,7 +20,9 @@ the other seats are played by given opponents inside :meth:`SingleAgentEnv.step`
   -1 shared by the others).
 - ``learner_seat``: a seat number, ``"rotate"`` (seat ``k mod n`` in the k-th episode),
   or ``"random"`` (drawn from the reset seed).
-- Opponents: one per other seat, or one that is cycled over all of them. Each is an
+- Opponents: one per other seat, or one for all of them (then each other seat plays a
+  deep copy of it, so that a bot that remembers its seat, like ISMCTS, plays its own
+  seat: one object reset for several seats would keep only the last). Each is an
   object with ``act(observation, action_mask, info) -> int`` and optionally
   ``reset(seed, *, game, num_players, seat, options)`` (the protocol of
   ``agents.base.Agent``; any registered bot, or a frozen copy of a policy for
@@ -45,17 +47,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ._aec import check_choice
-
-GAMES = ("scout", "sly")
-
-
-def _raw_env_class(game: str):
-    if game == "scout":
-        from .scout_v0 import raw_env
-    else:
-        from .sly_v0 import raw_env
-    return raw_env
+from .checks import check_choice, check_option_names
+from .games import GAMES, get_game
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -65,8 +58,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(
         self,
-        game: str = "scout",
-        opponents: Sequence[Any] | Any = (),
+        game: str,
+        opponents: Sequence[Any] | Any,
         learner_seat: int | str = 0,
         render_mode: str | None = None,
         on_illegal: str = "terminate",
@@ -74,11 +67,13 @@ class SingleAgentEnv(gymnasium.Env):
         **options,
     ):
         self.game = check_choice("game", game, GAMES)
+        spec = get_game(self.game)
+        check_option_names("SingleAgentEnv", options, ("num_players",) + spec.option_names + ("reward", "max_steps"))
         self.on_illegal = check_choice("on_illegal", on_illegal, ("terminate", "raise"))
         self.illegal_reward = float(illegal_reward)
         self.options = dict(options)
         self.render_mode = render_mode
-        self.aec = _raw_env_class(self.game)(render_mode=render_mode, **options)
+        self.aec = spec.raw_env(render_mode=render_mode, **options)
         self.num_players = self.aec.num_players
         if isinstance(learner_seat, str):
             check_choice("learner_seat", learner_seat, ("rotate", "random"))
@@ -102,6 +97,12 @@ class SingleAgentEnv(gymnasium.Env):
         for o in opponents:
             if not (callable(o) or hasattr(o, "act")):
                 raise ValueError(f"opponent {o!r} has no act() method and is not callable")
+        if len(opponents) == 1:
+            try:
+                opponents = [opponents[0]] + [copy.deepcopy(opponents[0]) for _ in range(self.num_players - 2)]
+            except Exception as exc:
+                raise ValueError(f"opponent {opponents[0]!r} cannot be copied for each of the "
+                                 f"{self.num_players - 1} other seats ({exc}); give one opponent per other seat") from None
         self.opponents = list(opponents)
         self.observation_space = spaces.Box(low=-1e4, high=1e4, shape=(self.aec.observation_size,), dtype=np.float32)
         self.action_space = spaces.Discrete(self.aec.num_actions)
@@ -163,10 +164,7 @@ class SingleAgentEnv(gymnasium.Env):
         else:
             self.learner_seat = int(self.learner_seat_mode)
         others = [s for s in range(self.num_players) if s != self.learner_seat]
-        self._seat_to_opponent = {
-            s: self.opponents[i % len(self.opponents)] if len(self.opponents) > 1 else self.opponents[0]
-            for i, s in enumerate(others)
-        }
+        self._seat_to_opponent = dict(zip(others, self.opponents))
         game_seed = None if seed is None else int(seed)
         if game_seed is None:
             game_seed = int(self.np_random.integers(2**31))

@@ -12,7 +12,7 @@ from sly_scout_env import sb3_vec
 from sly_scout_env.scout import batch as scout_batch
 from sly_scout_env.scout import policies as scout_policies
 from sly_scout_env.scout import rules as scout_rules
-from sly_scout_env.simulation import stream_words
+from sly_scout_env._rng import stream_words
 from sly_scout_env.sly import batch as sly_batch
 from sly_scout_env.sly import policies as sly_policies
 

@@ -6,7 +6,8 @@ import pytest
 
 from sly_scout_env import scout_v0, sly_v0
 from sly_scout_env._rng import rng_below
-from sly_scout_env.simulation import simulate, stream_words
+from sly_scout_env._rng import stream_words
+from sly_scout_env.simulation import simulate
 from sly_scout_env.scout import batch as scout_batch
 from sly_scout_env.sly import rules as sly_rules
 

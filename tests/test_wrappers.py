@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
+from agents.ismcts import ISMCTSAgent
 from sly_scout_env.wrappers import SingleAgentEnv, make_single_agent_env
 
 
@@ -91,7 +92,40 @@ def test_rotating_seat_and_opponents_seated_elsewhere():
         seats.append(env.learner_seat)
         assert env.aec.agent_selection == env.aec.possible_agents[env.learner_seat]
     assert seats == [0, 1, 2, 0, 1, 2]
-    assert all(seat != learner for (_, _, seat), learner in zip(opp.resets, np.repeat(seats, 2)))
+    # The one opponent given is copied for each of the two other seats, in seat order.
+    assert env.opponents[0] is opp and env.opponents[1] is not opp
+    for episode, learner in enumerate(seats):
+        others = [s for s in range(3) if s != learner]
+        assert [o.resets[episode][2] for o in env.opponents] == others
+
+
+class SeatCheckingISMCTS(ISMCTSAgent):
+    """ISMCTS that records, at every move, the seat it searches for and the seat it plays."""
+
+    log = []  # class-level: shared by the copies the env makes
+
+    def act(self, observation, action_mask, info):
+        SeatCheckingISMCTS.log.append((self.seat, info["seat"]))
+        return super().act(observation, action_mask, info)
+
+
+def test_one_bot_object_for_several_seats_plays_each_seat_as_itself():
+    SeatCheckingISMCTS.log = []
+    env = SingleAgentEnv("sly", num_players=3, opponents=[SeatCheckingISMCTS(iterations=5)], learner_seat="rotate")
+    for seed in range(3):
+        _play_episode(env, seed, np.random.default_rng(seed))
+    log = SeatCheckingISMCTS.log
+    assert {played for _, played in log} == {0, 1, 2}
+    assert all(searched == played for searched, played in log), log
+
+
+def test_game_and_opponents_are_required_and_option_errors_name_the_class():
+    with pytest.raises(TypeError):
+        SingleAgentEnv()
+    with pytest.raises(TypeError):
+        SingleAgentEnv("sly")
+    with pytest.raises(ValueError, match=r"unknown option 'round' for SingleAgentEnv; allowed options: num_players, rounds"):
+        SingleAgentEnv("scout", opponents=FirstLegal(), round=1)
 
 
 def test_opponents_are_shown_only_what_their_seat_may_know():
