@@ -20,7 +20,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ._rng import seed_word
-from .checks import check_choice  # noqa: F401  (re-exported for the game envs)
+from .checks import check_action_id, check_choice  # noqa: F401  (check_choice: re-exported for the game envs)
 
 REWARD_MODES = ("score", "win")
 
@@ -144,16 +144,7 @@ class CardGameRawEnv(AECEnv):
 
     def check_action(self, action) -> int:
         """Return ``action`` as an int if it is legal now, else raise ValueError (state unchanged)."""
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-                action = int(action)
-            else:
-                raise ValueError(
-                    f"action {action!r} is not an int; actions are ints in [0, {self.num_actions})"
-                )
-        action = int(action)
-        if not 0 <= action < self.num_actions:
-            raise ValueError(f"action {action} is out of range; actions are ints in [0, {self.num_actions})")
+        action = check_action_id(action, self.num_actions)
         mask = self._current_mask()
         if not mask[action]:
             shown = legal_actions_text(mask)

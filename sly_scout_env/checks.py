@@ -47,3 +47,19 @@ def check_option_names(caller: str, given: dict, allowed) -> None:
     for name in given:
         if name not in allowed:
             raise ValueError(f"unknown option {name!r} for {caller}; allowed options: {', '.join(allowed)}")
+
+
+def check_action_id(action: Any, num_actions: int, where: str = "") -> int:
+    """``action`` as an int in ``[0, num_actions)``, else ValueError naming it and the range.
+
+    The one wording of every env (AEC, vector, SB3): a float, a bool, a negative or an
+    out-of-range id is refused alike. ``where`` prefixes the message (``"env 3: "``).
+    """
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action.item() if action.dtype != np.bool_ else action
+    if not is_int(action):
+        raise ValueError(f"{where}action {action!r} is not an int; actions are ints in [0, {num_actions})")
+    action = int(action)
+    if not 0 <= action < num_actions:
+        raise ValueError(f"{where}action {action} is out of range; actions are ints in [0, {num_actions})")
+    return action

@@ -96,47 +96,50 @@ Example: torch tensors without copies (torch is not a dependency of this package
 
 from __future__ import annotations
 
-import importlib
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ._aec import REWARD_MODES, check_choice, legal_actions_text
-from ._rng import seed_word
-from ._rng import stream_words
+from ._aec import REWARD_MODES, legal_actions_text
+from ._rng import seed_word, stream_words
+from .checks import check_action_id, check_choice, check_int, check_option_names
+from .games import get_game
 
-__all__ = ["ScoutVectorEnv", "SlyVectorEnv"]
+__all__ = ["CardGameVectorEnv", "ScoutVectorEnv", "SlyVectorEnv", "vector_env"]
 
 
-class _CardGameVectorEnv(VectorEnv):
-    """The shared vector env over a game's batched kernels (``<game>.batch``)."""
+class CardGameVectorEnv(VectorEnv):
+    """The vector env over a game's batched kernels (``<game>.batch``); see the module docstring."""
 
-    _game = ""  # set by each game's class
-    _batch_module_name = ""  # the game's batched kernels, imported on construction
-
-    def __init__(self, num_envs: int, autoreset: bool = True, reward: str = "score", max_steps: int | None = None,
-                 copy: bool = True, **options):
-        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs={num_envs!r} is not allowed; allowed values: an int >= 1")
+    def __init__(self, game: str, num_envs: int, num_players: int | None = None, autoreset: bool = True,
+                 reward: str = "score", max_steps: int | None = None, copy: bool = True, render_mode=None,
+                 **options):
+        spec = get_game(game)
+        caller = type(self).__name__
+        check_option_names(caller, options, ("num_envs", "num_players") + spec.option_names
+                           + ("autoreset", "reward", "max_steps", "copy", "render_mode"))
+        if render_mode is not None:
+            raise ValueError(f"render_mode={render_mode!r} is not allowed for {caller}; allowed values: None "
+                             f"(render one game with {spec.env_module_name.rsplit('.', 1)[1]}.env(render_mode=...))")
+        num_envs = check_int("num_envs", num_envs)
         self.autoreset = check_choice("autoreset", autoreset, (True, False))
         self.reward_mode = check_choice("reward", reward, REWARD_MODES)
-        if max_steps is not None and (
-            isinstance(max_steps, (bool, np.bool_)) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1
-        ):
-            raise ValueError(f"max_steps={max_steps!r} is not allowed; allowed values: None or an int >= 1")
-        self.max_steps = max_steps
+        self.max_steps = check_int("max_steps", max_steps, allow_none=True)
         self.copy = check_choice("copy", copy, (True, False))
-        self._b = importlib.import_module(self._batch_module_name)
-        n = int(num_envs)
-        self._states, self._scratch, self._opts, info = self._b.new_batch(n, **options)
+        self.game = spec.name
+        self._b = spec.module("batch")
+        n = num_envs
+        if num_players is None:
+            num_players = spec.default_players
+        self._states, self._scratch, self._opts, info = self._b.new_batch(n, num_players=num_players, **options)
         self.num_envs = n
         self.num_players = info["num_players"]
         self.num_actions = info["num_actions"]
         self.observation_size = info["observation_size"]
         self.options = info["options"]
-        self.metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "name": f"{self._game}_vector_v0"}
+        self.metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "name": f"{self.game}_vector_v0"}
         self.render_mode = None
         self.single_observation_space = spaces.Dict(
             {
@@ -238,7 +241,7 @@ class _CardGameVectorEnv(VectorEnv):
         if a.shape != (n,):
             raise ValueError(f"actions must have shape ({n},) (one action per game), got shape {a.shape}")
         if a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
-            raise TypeError(f"actions must be integers, got dtype {a.dtype}")
+            check_action_id(a.flat[0], self.num_actions, "env 0: ")  # raises: not an int
         a = a.astype(np.int64, copy=False)
         over = self._terms | self._truncs
         skip = a == -1
@@ -260,8 +263,7 @@ class _CardGameVectorEnv(VectorEnv):
             out &= live
         if out.any():
             i = int(np.flatnonzero(out)[0])
-            raise ValueError(f"env {i}: action {int(a[i])} is out of range; actions are ints in "
-                             f"[0, {self.num_actions})")
+            check_action_id(int(a[i]), self.num_actions, f"env {i}: ")  # raises: out of range
         legal = self._masks[self._rows, np.where(skip, 0, a)] != 0
         if live is not None:
             legal |= ~live
@@ -290,24 +292,22 @@ class _CardGameVectorEnv(VectorEnv):
         }
 
 
-class SlyVectorEnv(_CardGameVectorEnv):
+class SlyVectorEnv(CardGameVectorEnv):
     """``num_envs`` Sly games (options as ``sly_v0.env``: num_players=3, hen_houses, reveal_scope,
     first_player; plus autoreset, reward, max_steps, copy). See the module docstring."""
 
-    _game = "sly"
-    _batch_module_name = "sly_scout_env.sly.batch"
-
-    def __init__(self, num_envs: int, num_players: int = 3, autoreset: bool = True, **options):
-        super().__init__(num_envs, autoreset=autoreset, num_players=num_players, **options)
+    def __init__(self, num_envs: int, **kwargs):
+        super().__init__("sly", num_envs, **kwargs)
 
 
-class ScoutVectorEnv(_CardGameVectorEnv):
+class ScoutVectorEnv(CardGameVectorEnv):
     """``num_envs`` Scout games (options as ``scout_v0.env``: num_players=4, rounds,
     ii_after_empty_set, score_held_chips; plus autoreset, reward, max_steps, copy)."""
 
-    _game = "scout"
-    _batch_module_name = "sly_scout_env.scout.batch"
+    def __init__(self, num_envs: int, **kwargs):
+        super().__init__("scout", num_envs, **kwargs)
 
-    def __init__(self, num_envs: int, num_players: int = 4, autoreset: bool = True, **options):
-        super().__init__(num_envs, autoreset=autoreset, num_players=num_players, **options)
 
+def vector_env(game: str, num_envs: int, **kwargs) -> CardGameVectorEnv:
+    """The vector env of any registered game: ``vector_env("sly", 1024, num_players=3)``."""
+    return CardGameVectorEnv(game, num_envs, **kwargs)

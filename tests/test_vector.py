@@ -152,9 +152,9 @@ def test_bad_actions_and_arguments_are_refused(cls):
         vec.step(good[:3])
     with pytest.raises(ValueError, match="shape"):
         vec.step(good[None, :])
-    with pytest.raises(TypeError, match="float64"):
+    with pytest.raises(ValueError, match=r"env 0: action .* is not an int; actions are ints in \[0, "):
         vec.step(good.astype(np.float64))
-    with pytest.raises(TypeError, match="bool"):
+    with pytest.raises(ValueError, match=r"env 0: action .*False.* is not an int"):
         vec.step(np.zeros(4, dtype=bool))
     bad = good.copy()
     bad[2] = vec.num_actions
