@@ -1,8 +1,9 @@
-"""Command-line front ends of the arena and of terminal play.
+"""Command-line front ends of the arena, terminal play and training.
 
 The ``sly-scout`` command (``sly_scout_env/cli.py``) adds them as sub-commands with
-:func:`add_arena_parser` / :func:`run_arena` and :func:`add_play_parser` /
-:func:`run_play`. ``python -m agents.cli arena ...`` works on its own too.
+:func:`add_arena_parser` / :func:`run_arena`, :func:`add_play_parser` / :func:`run_play`
+and :func:`add_train_parser` / :func:`run_train`. ``python -m agents.cli arena ...``
+works on its own too.
 
     sly-scout arena scout --players 4 --agents random,greedy,ismcts --games 2000
     sly-scout play sly --players 3 --opponents greedy,ismcts --seat 1 --seed 7
@@ -13,20 +14,49 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sly_scout_env.cli_types import non_negative_int, positive_int
+from sly_scout_env.cli_types import non_negative_int, positive_int, probability
+from sly_scout_env.games import GAMES, all_games, get_game
 
-from .registry import GAMES, describe
-
-PLAYER_COUNTS = {"scout": (2, 3, 4, 5), "sly": (2, 3, 4)}
+from .registry import describe, parse_value
 
 
 def _option(text: str) -> tuple[str, object]:
-    from .registry import _parse_value
-
     key, eq, value = text.partition("=")
     if not eq or not key:
         raise argparse.ArgumentTypeError(f"{text!r} is not of the form KEY=VALUE (e.g. rounds=1)")
-    return key, _parse_value(value)
+    return key, parse_value(value)
+
+
+def _layer_sizes(text: str) -> list:
+    try:
+        sizes = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of whole numbers") from None
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give one or more layer sizes >= 1, e.g. 128,128")
+    return sizes
+
+
+def _players_help() -> str:
+    return "player count (" + "; ".join(
+        f"{g.name} {g.player_counts[0]}-{g.player_counts[-1]}, default {g.default_players}" for g in all_games()) + ")"
+
+
+def _add_game(p) -> None:
+    """The GAME argument and --players (its default and range come from the game registry)."""
+    p.add_argument("game", choices=GAMES, metavar="GAME", help=" or ".join(GAMES))
+    p.add_argument("--players", type=int, default=None, help=_players_help())
+
+
+def resolve_players(command: str, game: str, players: int | None) -> int:
+    """``players`` (the game's default when None); SystemExit naming the allowed counts."""
+    spec = get_game(game)
+    if players is None:
+        return spec.default_players
+    if players not in spec.player_counts:
+        raise SystemExit(f"sly-scout {command}: --players {players} is not allowed for {game}; "
+                         f"allowed: {', '.join(map(str, spec.player_counts))}")
+    return players
 
 
 def _bot_list(text: str) -> list[str]:
@@ -68,8 +98,7 @@ def add_arena_parser(subparsers) -> argparse.ArgumentParser:
         epilog=_bots_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("game", choices=GAMES, metavar="GAME", help="scout or sly")
-    p.add_argument("--players", type=int, default=None, help="player count (scout 2-5, default 4; sly 2-4, default 3)")
+    _add_game(p)
     p.add_argument(
         "--agents",
         type=_bot_list,
@@ -94,11 +123,7 @@ def run_arena(args, out=None):
     from .arena import run_arena as _run
 
     out = out or sys.stdout
-    if args.players is None:
-        args.players = 4 if args.game == "scout" else 3
-    allowed = PLAYER_COUNTS[args.game]
-    if args.players not in allowed:
-        raise SystemExit(f"sly-scout arena: --players {args.players} is not allowed for {args.game}; allowed: {allowed}")
+    args.players = resolve_players("arena", args.game, args.players)
     try:
         result = _run(
             args.game,
@@ -136,8 +161,7 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
         epilog=_bots_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("game", choices=GAMES, metavar="GAME", help="scout or sly")
-    p.add_argument("--players", type=int, default=None, help="player count (default: scout 4, sly 3)")
+    _add_game(p)
     p.add_argument(
         "--opponents",
         type=_bot_list,
@@ -159,11 +183,7 @@ def run_play(args, input_stream=None, output_stream=None) -> dict:
 
     players = args.players
     if args.resume is None:
-        if players is None:
-            players = 4 if args.game == "scout" else 3
-        allowed = PLAYER_COUNTS[args.game]
-        if players not in allowed:
-            raise SystemExit(f"sly-scout play: --players {players} is not allowed for {args.game}; allowed: {allowed}")
+        players = resolve_players("play", args.game, players)
     try:
         return play(
             args.game,
@@ -181,11 +201,98 @@ def run_play(args, input_stream=None, output_stream=None) -> dict:
         raise SystemExit(f"sly-scout play: {exc}") from None
 
 
+def add_train_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``train`` sub-command to an argparse ``subparsers`` object (no torch import)."""
+    from .train_ppo import TrainConfig
+
+    d = TrainConfig()
+    p = subparsers.add_parser(
+        "train",
+        help="train a MaskablePPO bot by self-play (needs the train extra: torch, sb3-contrib)",
+        description=(
+            "Train a MaskablePPO bot (sb3-contrib) on the single-agent view of GAME with a rotating "
+            "learner seat. The other seats are drawn per episode from a pool of frozen snapshots of "
+            "the learner (probability --self-play) and the baseline bots (--opponents). Every "
+            "--eval-every steps the policy is saved and played in the arena against random (and "
+            "greedy when registered); win rates with 95% Wilson intervals go to OUT/eval.csv, "
+            "training means to OUT/progress.csv, the final policy to OUT/final.zip (use it as "
+            "ppo:path=OUT/final.zip in arena and play). See docs/training.md."
+        ),
+    )
+    _add_game(p)
+    p.add_argument("--timesteps", type=positive_int, default=d.timesteps, help=f"learner steps (default {d.timesteps})")
+    p.add_argument("--seed", type=non_negative_int, default=d.seed, help=f"seed (default {d.seed})")
+    p.add_argument("--out", default=d.out, metavar="DIR", help=f"output directory (default {d.out})")
+    p.add_argument("--eval-every", type=positive_int, default=d.eval_every, metavar="K",
+                   help=f"evaluate and checkpoint every K steps (default {d.eval_every})")
+    p.add_argument("--eval-games", type=positive_int, default=d.eval_games, metavar="G",
+                   help=f"arena games per evaluation and bot (default {d.eval_games})")
+    p.add_argument("--eval-opponents", type=_bot_list, default=None, metavar="A,B",
+                   help="evaluation bots (default: random, and greedy when registered)")
+    p.add_argument("--eval-workers", type=positive_int, default=d.eval_workers,
+                   help=f"arena worker processes (default {d.eval_workers})")
+    p.add_argument("--opponents", type=_bot_list, default=d.opponents, metavar="A,B",
+                   help="baseline bots of the opponent pool (default random), e.g. random,greedy")
+    p.add_argument("--self-play", type=probability, default=d.self_play, metavar="P",
+                   help=f"probability that an opponent seat is a snapshot of the learner (default {d.self_play})")
+    p.add_argument("--snapshot-every", type=positive_int, default=d.snapshot_every, metavar="K",
+                   help=f"add a snapshot to the pool every K steps (default {d.snapshot_every})")
+    p.add_argument("--pool-size", type=positive_int, default=d.pool_size, help=f"snapshots kept (default {d.pool_size})")
+    p.add_argument("--reward", choices=("win", "score"), default=d.reward, help=f"learner reward (default {d.reward})")
+    p.add_argument("--n-envs", type=positive_int, default=d.n_envs, help=f"parallel envs (default {d.n_envs})")
+    p.add_argument("--vec-env", choices=("dummy", "subproc"), default=d.vec_env,
+                   help="dummy (one process; best for these fast envs) or subproc (default dummy)")
+    p.add_argument("--fast", action="store_true",
+                   help="play the n-envs games in one compiled batch against one compiled opponent policy "
+                        "(--opponents random or greedy, --self-play 0); much faster, see docs/training.md")
+    p.add_argument("--n-steps", type=positive_int, default=d.n_steps, help=f"rollout steps per env (default {d.n_steps})")
+    p.add_argument("--batch-size", type=positive_int, default=d.batch_size, help=f"minibatch (default {d.batch_size})")
+    p.add_argument("--learning-rate", type=float, default=d.learning_rate, help=f"(default {d.learning_rate})")
+    p.add_argument("--net-arch", type=_layer_sizes, default=d.net_arch, metavar="H1,H2",
+                   help=f"hidden layer sizes of the policy and value MLPs (default {','.join(map(str, d.net_arch))})")
+    _add_common(p)
+    return p
+
+
+def config_from_args(args):
+    from .train_ppo import TrainConfig
+
+    return TrainConfig(
+        game=args.game, players=args.players, timesteps=args.timesteps, seed=args.seed, out=args.out,
+        options=dict(args.options), reward=args.reward, opponents=list(args.opponents), self_play=args.self_play,
+        snapshot_every=args.snapshot_every, pool_size=args.pool_size, eval_every=args.eval_every,
+        eval_games=args.eval_games, eval_opponents=args.eval_opponents, eval_workers=args.eval_workers,
+        n_envs=args.n_envs, vec_env=args.vec_env, fast=args.fast, n_steps=args.n_steps, batch_size=args.batch_size,
+        learning_rate=args.learning_rate, net_arch=list(args.net_arch),
+    )
+
+
+def run_train(args, log=print) -> dict:
+    """Run the ``train`` sub-command from parsed ``args``."""
+    from .train_ppo import train
+
+    args.players = resolve_players("train", args.game, args.players)
+    try:
+        cfg = config_from_args(args).check()
+    except ValueError as exc:
+        raise SystemExit(f"sly-scout train: {exc}") from None
+    try:
+        import sb3_contrib  # noqa: F401
+    except ImportError:
+        raise SystemExit("sly-scout train needs the train extra: pip install 'sly-scout-env[train]'") from None
+    result = train(cfg, log=log)
+    log(f"final policy: {result['final']}")
+    log(f"  arena: sly-scout arena {cfg.game} --players {cfg.players} --agents ppo:path={result['final']},random "
+        f"--games 1000" + "".join(f" --option {k}={v}" for k, v in cfg.options.items()))
+    return result
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sly-scout", description="Bots: arena and terminal play.")
+    parser = argparse.ArgumentParser(prog="sly-scout", description="Bots: arena, terminal play and training.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     add_arena_parser(sub)
     add_play_parser(sub)
+    add_train_parser(sub)
     return parser
 
 
@@ -193,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "arena":
         run_arena(args)
+    elif args.command == "train":
+        run_train(args)
     else:
         result = run_play(args)
         return 0 if result["status"] in ("finished", "saved") else 1

@@ -129,7 +129,7 @@ def make(name: str, *, game: str | None = None, **kwargs):
     return bot
 
 
-def _parse_value(text: str):
+def parse_value(text: str):
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
@@ -154,7 +154,7 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         key, eq, value = p.partition("=")
         if not eq or not key:
             raise ValueError(f"bot spec {spec!r}: parameter {p!r} is not of the form key=value")
-        kwargs[key] = _parse_value(value)
+        kwargs[key] = parse_value(value)
     return name, kwargs
 
 

@@ -35,26 +35,23 @@ mean_score, opponent_mean_score, checkpoint``); ``checkpoints/step_<T>.zip``;
 ``final.zip``. The same seed gives the same run (CPU, one torch thread, DummyVecEnv).
 
 torch and Stable-Baselines3 are imported inside the functions that need them, so the
-``sly-scout`` command line (which adds this parser) starts without them.
+``sly-scout`` command line (``agents/cli.py`` holds the ``train`` parser) starts without them.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import os
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from sly_scout_env.cli_types import non_negative_int, positive_int, probability
+from sly_scout_env.checks import check_choice, check_int
+from sly_scout_env.games import get_game
 
-from .registry import GAMES, available, make_from_spec, parse_spec, registration
-
-PLAYER_COUNTS = {"scout": (2, 3, 4, 5), "sly": (2, 3, 4)}
+from .registry import available, make_from_spec, parse_spec, registration
 
 
 # -- opponents -----------------------------------------------------------------------------
@@ -149,24 +146,18 @@ class TrainConfig:
     torch_threads: int = 1
 
     def check(self) -> "TrainConfig":
-        if self.game not in GAMES:
-            raise ValueError(f"game={self.game!r} is not allowed; allowed values: {', '.join(GAMES)}")
-        if self.players not in PLAYER_COUNTS[self.game]:
-            raise ValueError(f"players={self.players!r} is not allowed for {self.game}; allowed: {PLAYER_COUNTS[self.game]}")
+        game = get_game(self.game)
+        game.check_players(self.players, "players")
         for name in ("timesteps", "snapshot_every", "pool_size", "eval_every", "eval_games", "eval_workers", "n_envs",
                      "n_steps", "batch_size", "n_epochs", "torch_threads"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name}={v!r} is not allowed; give an int >= 1")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
-            raise ValueError(f"seed={self.seed!r} is not allowed; give an int >= 0")
-        if not self.net_arch or any(isinstance(h, bool) or not isinstance(h, (int, np.integer)) or h < 1
-                                    for h in self.net_arch):
+            check_int(name, getattr(self, name))
+        check_int("seed", self.seed, lo=0)
+        if not isinstance(self.net_arch, (list, tuple)) or not self.net_arch:
             raise ValueError(f"net_arch={self.net_arch!r} is not allowed; give hidden layer sizes >= 1, e.g. [64, 64]")
-        if self.reward not in ("win", "score"):
-            raise ValueError(f"reward={self.reward!r} is not allowed; allowed values: 'win', 'score'")
-        if self.vec_env not in ("dummy", "subproc"):
-            raise ValueError(f"vec_env={self.vec_env!r} is not allowed; allowed values: 'dummy', 'subproc'")
+        for h in self.net_arch:
+            check_int("net_arch entry", h)
+        check_choice("reward", self.reward, ("win", "score"))
+        check_choice("vec_env", self.vec_env, ("dummy", "subproc"))
         if not 0.0 <= self.self_play <= 1.0:
             raise ValueError(f"self_play={self.self_play!r} is not allowed; give a probability in [0, 1]")
         if not self.opponents and self.self_play <= 0:
@@ -178,15 +169,11 @@ class TrainConfig:
             name, _ = parse_spec(spec)
             if self.game not in registration(name).games:
                 raise ValueError(f"bot {spec!r} does not play {self.game}")
-        from .arena import env_module
-
-        env_module(self.game).raw_env(num_players=self.players, **self.options)  # validates the options
+        game.raw_env(num_players=self.players, **self.options)  # validates the options
         return self
 
     def _check_fast(self) -> None:
-        from sly_scout_env.simulation import _game_modules
-
-        compiled = _game_modules(self.game)[1].POLICY_NAMES
+        compiled = get_game(self.game).module("policies").POLICY_NAMES
         if self.self_play > 0:
             raise ValueError(f"fast=True (--fast) plays compiled opponents only, and self-play snapshots are not "
                              f"compiled: give self_play=0 (--self-play 0), got {self.self_play}")
@@ -387,125 +374,3 @@ def train(cfg: TrainConfig, log=print) -> dict:
         callback.close()
         venv.close()
     return {"final": final, "eval": rows, "out": cfg.out}
-
-
-# -- command line --------------------------------------------------------------------------------
-
-
-def _bot_list(text: str) -> list:
-    items = [t.strip() for t in text.split(",") if t.strip()]
-    if not items:
-        raise argparse.ArgumentTypeError("give at least one bot name, e.g. random")
-    return items
-
-
-def _layer_sizes(text: str) -> list:
-    try:
-        sizes = [int(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of whole numbers") from None
-    if not sizes or min(sizes) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: give one or more layer sizes >= 1, e.g. 128,128")
-    return sizes
-
-
-def _option(text: str) -> tuple:
-    from .registry import _parse_value
-
-    key, eq, value = text.partition("=")
-    if not eq or not key:
-        raise argparse.ArgumentTypeError(f"{text!r} is not of the form KEY=VALUE (e.g. rounds=1)")
-    return key, _parse_value(value)
-
-
-def add_train_parser(subparsers) -> argparse.ArgumentParser:
-    """Add the ``train`` sub-command to an argparse ``subparsers`` object (no torch import)."""
-    d = TrainConfig()
-    p = subparsers.add_parser(
-        "train",
-        help="train a MaskablePPO bot by self-play (needs the train extra: torch, sb3-contrib)",
-        description=(
-            "Train a MaskablePPO bot (sb3-contrib) on the single-agent view of GAME with a rotating "
-            "learner seat. The other seats are drawn per episode from a pool of frozen snapshots of "
-            "the learner (probability --self-play) and the baseline bots (--opponents). Every "
-            "--eval-every steps the policy is saved and played in the arena against random (and "
-            "greedy when registered); win rates with 95% Wilson intervals go to OUT/eval.csv, "
-            "training means to OUT/progress.csv, the final policy to OUT/final.zip (use it as "
-            "ppo:path=OUT/final.zip in arena and play). See docs/training.md."
-        ),
-    )
-    p.add_argument("game", choices=GAMES, metavar="GAME", help="scout or sly")
-    p.add_argument("--players", type=int, required=True, help="player count (scout 2-5, sly 2-4)")
-    p.add_argument("--timesteps", type=positive_int, default=d.timesteps, help=f"learner steps (default {d.timesteps})")
-    p.add_argument("--seed", type=non_negative_int, default=d.seed, help=f"seed (default {d.seed})")
-    p.add_argument("--out", default=d.out, metavar="DIR", help=f"output directory (default {d.out})")
-    p.add_argument("--eval-every", type=positive_int, default=d.eval_every, metavar="K",
-                   help=f"evaluate and checkpoint every K steps (default {d.eval_every})")
-    p.add_argument("--eval-games", type=positive_int, default=d.eval_games, metavar="G",
-                   help=f"arena games per evaluation and bot (default {d.eval_games})")
-    p.add_argument("--eval-opponents", type=_bot_list, default=None, metavar="A,B",
-                   help="evaluation bots (default: random, and greedy when registered)")
-    p.add_argument("--eval-workers", type=positive_int, default=d.eval_workers,
-                   help=f"arena worker processes (default {d.eval_workers})")
-    p.add_argument("--opponents", type=_bot_list, default=d.opponents, metavar="A,B",
-                   help="baseline bots of the opponent pool (default random), e.g. random,greedy")
-    p.add_argument("--self-play", type=probability, default=d.self_play, metavar="P",
-                   help=f"probability that an opponent seat is a snapshot of the learner (default {d.self_play})")
-    p.add_argument("--snapshot-every", type=positive_int, default=d.snapshot_every, metavar="K",
-                   help=f"add a snapshot to the pool every K steps (default {d.snapshot_every})")
-    p.add_argument("--pool-size", type=positive_int, default=d.pool_size, help=f"snapshots kept (default {d.pool_size})")
-    p.add_argument("--reward", choices=("win", "score"), default=d.reward, help=f"learner reward (default {d.reward})")
-    p.add_argument("--n-envs", type=positive_int, default=d.n_envs, help=f"parallel envs (default {d.n_envs})")
-    p.add_argument("--vec-env", choices=("dummy", "subproc"), default=d.vec_env,
-                   help="dummy (one process; best for these fast envs) or subproc (default dummy)")
-    p.add_argument("--fast", action="store_true",
-                   help="play the n-envs games in one compiled batch against one compiled opponent policy "
-                        "(--opponents random or greedy, --self-play 0); much faster, see docs/training.md")
-    p.add_argument("--n-steps", type=positive_int, default=d.n_steps, help=f"rollout steps per env (default {d.n_steps})")
-    p.add_argument("--batch-size", type=positive_int, default=d.batch_size, help=f"minibatch (default {d.batch_size})")
-    p.add_argument("--learning-rate", type=float, default=d.learning_rate, help=f"(default {d.learning_rate})")
-    p.add_argument("--net-arch", type=_layer_sizes, default=d.net_arch, metavar="H1,H2",
-                   help=f"hidden layer sizes of the policy and value MLPs (default {','.join(map(str, d.net_arch))})")
-    p.add_argument("--option", dest="options", type=_option, action="append", default=[], metavar="KEY=VALUE",
-                   help="a game option, repeatable (e.g. --option rounds=1)")
-    return p
-
-
-def config_from_args(args) -> TrainConfig:
-    return TrainConfig(
-        game=args.game, players=args.players, timesteps=args.timesteps, seed=args.seed, out=args.out,
-        options=dict(args.options), reward=args.reward, opponents=list(args.opponents), self_play=args.self_play,
-        snapshot_every=args.snapshot_every, pool_size=args.pool_size, eval_every=args.eval_every,
-        eval_games=args.eval_games, eval_opponents=args.eval_opponents, eval_workers=args.eval_workers,
-        n_envs=args.n_envs, vec_env=args.vec_env, fast=args.fast, n_steps=args.n_steps, batch_size=args.batch_size,
-        learning_rate=args.learning_rate, net_arch=list(args.net_arch),
-    )
-
-
-def run_train(args, log=print) -> dict:
-    """Run the ``train`` sub-command from parsed ``args``."""
-    try:
-        cfg = config_from_args(args).check()
-    except ValueError as exc:
-        raise SystemExit(f"sly-scout train: {exc}") from None
-    try:
-        import sb3_contrib  # noqa: F401
-    except ImportError:
-        raise SystemExit("sly-scout train needs the train extra: pip install 'sly-scout-env[train]'") from None
-    result = train(cfg, log=log)
-    log(f"final policy: {result['final']}")
-    log(f"  arena: sly-scout arena {cfg.game} --players {cfg.players} --agents ppo:path={result['final']},random "
-        f"--games 1000" + "".join(f" --option {k}={v}" for k, v in cfg.options.items()))
-    return result
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agents.train_ppo")
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_train_parser(sub)
-    run_train(parser.parse_args(argv))
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -115,10 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sly-scout", description="Scout and Sly environments: tools.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_simulate(sub)
-    # Bots, the arena and play are the top layer (agents/); imported here, not in the envs.
-    from agents.cli import add_arena_parser, add_play_parser
+    # Bots, the arena, play and training are the top layer (agents/); imported here, not in the envs.
+    from agents.cli import add_arena_parser, add_play_parser, add_train_parser
     from agents.demo import add_demo_parser
-    from agents.train_ppo import add_train_parser
 
     add_arena_parser(sub)
     add_play_parser(sub)
@@ -145,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         result = run_play(args)
         return 0 if result["status"] in ("finished", "saved") else 1
     elif args.command == "train":
-        from agents.train_ppo import run_train
+        from agents.cli import run_train
 
         run_train(args)
     elif args.command == "demo":

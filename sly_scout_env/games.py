@@ -104,9 +104,13 @@ class GameSpec:
         """The rule options at their official defaults."""
         return {o.name: o.default for o in self.options}
 
-    def check_players(self, players) -> int:
+    def check_players(self, players, name: str = "num_players") -> int:
         """``players`` if this game allows it; else ValueError naming the allowed counts."""
-        return check_choice("num_players", players, self.player_counts)
+        try:
+            return check_choice(name, players, self.player_counts)
+        except ValueError:
+            raise ValueError(f"{name}={players!r} is not allowed for {self.name}; allowed values: "
+                             f"{', '.join(map(str, self.player_counts))}") from None
 
 
 _SPECS: dict[str, GameSpec] = {

@@ -27,10 +27,9 @@ from agents.train_ppo import (  # noqa: E402
     PROGRESS_COLUMNS,
     PoolOpponent,
     TrainConfig,
-    add_train_parser,
-    config_from_args,
     train,
 )
+from agents.cli import add_train_parser, config_from_args  # noqa: E402
 
 
 def _read_csv(path):
