@@ -160,9 +160,9 @@ _BOT_CACHE: dict = {}
 
 def _build_bot(factory, kwargs: dict, label: str):
     if isinstance(factory, str):
-        from .registry import _resolve
+        from .registry import resolve
 
-        factory = _resolve(factory)
+        factory = resolve(factory)
     bot = factory(**kwargs)
     try:
         bot.name = label

@@ -106,18 +106,15 @@ import numpy as np
 
 from .base import Agent
 
-# The game adapters, imported when a game starts (``"module:Class"``); another game can
-# plug in with :func:`register_adapter`.
+# The game adapters of the plain ISMCTSAgent, imported when a game starts ("module:Class");
+# another game can plug in with :func:`register_adapter`. (Scout's bot is its own class,
+# agents.ismcts_scout.ScoutISMCTSAgent, registered directly: its adapter takes parameters.)
 ADAPTERS: dict[str, str] = {
     "sly": "agents.ismcts_sly:SlyAdapter",
-    "scout": "agents.ismcts_scout:ScoutAdapter",
 }
 VALUES = ("win", "score", "mixed")
 ROLLOUTS = ("random", "greedy")
 OPPONENTS = ("tree", "hybrid", "policy")
-
-
-DESCRIPTION = "information-set MCTS (SO-ISMCTS, availability counts) with compiled determinization and rollouts"
 
 
 def register_adapter(game: str, factory: str) -> None:

@@ -8,8 +8,8 @@ bot costs nothing and spawned arena workers can rebuild it by name), or a dict
 Adding a bot (heuristics, ISMCTS, compiled policies): add one ``register(...)`` line
 to :func:`_register_builtins` below with a lazy string factory, e.g.::
 
-    register("greedy", {"scout": "agents.greedy_scout:GreedyScout",
-                        "sly": "agents.greedy_sly:GreedySly"},
+    register("greedy", {"scout": "agents.scout_greedy:GreedyScoutAgent",
+                        "sly": "agents.sly_greedy:GreedySlyAgent"},
              description="hand-management heuristic (Scout) / public-knowledge heuristic (Sly)")
 
 Keyword parameters pass through ``make(name, **kwargs)`` to the factory; on the
@@ -23,7 +23,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-GAMES = ("scout", "sly")
+from sly_scout_env.games import GAMES, get_game
 
 
 @dataclass(frozen=True)
@@ -38,12 +38,6 @@ class Registration:
 _REGISTRY: dict[str, Registration] = {}
 
 
-def _check_game(game: str) -> str:
-    if game not in GAMES:
-        raise ValueError(f"game={game!r} is not allowed; allowed values: {', '.join(map(repr, GAMES))}")
-    return game
-
-
 def register(name: str, factory, games=GAMES, description: str = "", *, overwrite: bool = False) -> None:
     """Register ``factory`` under ``name`` for ``games`` (see the module docstring)."""
     if not isinstance(name, str) or not name or any(c in name for c in ":,= "):
@@ -52,7 +46,7 @@ def register(name: str, factory, games=GAMES, description: str = "", *, overwrit
     if not games:
         raise ValueError(f"bot {name!r}: games must name at least one of {GAMES}")
     for g in games:
-        _check_game(g)
+        get_game(g)
     if isinstance(factory, dict):
         missing = [g for g in games if g not in factory]
         if missing:
@@ -72,7 +66,7 @@ def unregister(name: str) -> None:
 def available(game: str | None = None) -> list[str]:
     """The registered bot names (sorted), optionally only those that play ``game``."""
     if game is not None:
-        _check_game(game)
+        get_game(game)
     return sorted(n for n, r in _REGISTRY.items() if game is None or game in r.games)
 
 
@@ -93,7 +87,8 @@ def describe(game: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def _resolve(factory) -> Callable:
+def resolve(factory) -> Callable:
+    """The callable a factory names (imports a ``"module:callable"`` string)."""
     if isinstance(factory, str):
         module, _, attr = factory.partition(":")
         obj = importlib.import_module(module)
@@ -112,7 +107,7 @@ def make(name: str, *, game: str | None = None, **kwargs):
     """
     reg = registration(name)
     if game is not None:
-        _check_game(game)
+        get_game(game)
         if game not in reg.games:
             raise ValueError(f"bot {name!r} does not play {game}; it plays {', '.join(reg.games)}")
     factory = reg.factory
@@ -120,7 +115,7 @@ def make(name: str, *, game: str | None = None, **kwargs):
         if game is None:
             raise ValueError(f"bot {name!r} is a different bot per game; call make({name!r}, game=...)")
         factory = factory[game]
-    bot = _resolve(factory)(**kwargs)
+    bot = resolve(factory)(**kwargs)
     label = format_spec(name, kwargs)
     try:
         bot.name = label
