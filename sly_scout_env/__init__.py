@@ -9,18 +9,18 @@ Importing the package also registers both envs in PettingZoo's registry, so that
 envs themselves load lazily: importing the package compiles nothing.
 """
 
+from .games import all_games
+
 __version__ = "0.1.0"
 
-ENV_IDS = {
-    "sly_scout_env/scout-v0": "sly_scout_env.scout_v0:env",
-    "sly_scout_env/sly-v0": "sly_scout_env.sly_v0:env",
-}
+# PettingZoo ids of the registered games: "sly_scout_env/scout-v0" -> "sly_scout_env.scout_v0:env".
+ENV_IDS = {f"sly_scout_env/{spec.name}-v0": f"{spec.env_module_name}:env" for spec in all_games()}
 
 
 def _register_with_pettingzoo() -> None:
     try:
         from pettingzoo import aec_registry, register
-    except ImportError:  # PettingZoo before 1.27 has no registry: the modules still work
+    except ImportError:  # no PettingZoo, or one before 1.27 (no registry): the modules still work
         return
     for env_id, entry_point in ENV_IDS.items():
         if env_id not in aec_registry:
