@@ -74,22 +74,35 @@ def test_scanner_finds_forbidden_citations():
 
 
 def test_scanned_file_types():
-    for path in ("sly_scout_env/games.py", "docs/a.md", "notebooks/x.ipynb", "Makefile",
+    for path in ("sly_scout_env/games.py", "docs/bots.md", "notebooks/x.ipynb", "Makefile",
                  "pyproject.toml", ".ci/run", "web/static/app.js"):
         assert is_scanned(path), path
     for path in ("docs/curve.png", "runs/model.zip"):
         assert not is_scanned(path), path
 
 
-def test_repo_cites_nothing_outside_itself():
+def scanned_texts():
+    """(path, text) of every tracked text file present in this working tree."""
     files = [p for p in tracked_files() if is_scanned(p)]
     # The scan must see the code, the tests and the docs, else it proves nothing.
     assert "sly_scout_env/games.py" in files and "docs/scout_rules.md" in files
-    hits = []
     for path in files:
         full = ROOT / path
-        if not full.is_file():  # tracked but deleted in this working tree
-            continue
-        hits += scan_text(path, full.read_text(encoding="utf-8", errors="replace"))
+        if full.is_file():  # else tracked but deleted in this working tree
+            yield path, full.read_text(encoding="utf-8", errors="replace")
+
+
+def test_repo_cites_nothing_outside_itself():
+    hits = [hit for path, text in scanned_texts() for hit in scan_text(path, text)]
     assert not hits, ("cite the repo's own docs (docs/scout_rules.md, docs/sly_rules.md), "
                       "not files outside it:\n" + "\n".join(hits))
+
+
+def test_cited_docs_exist():
+    # The citations that replace the outside rules files must not be dead links either.
+    cited = re.compile(r"\bdocs/[\w-]+\.md\b")
+    missing = [f"{path}:{number}: {m}"
+               for path, text in scanned_texts()
+               for number, line in enumerate(text.splitlines(), start=1)
+               for m in cited.findall(line) if not (ROOT / m).is_file()]
+    assert not missing, "cited docs that do not exist:\n" + "\n".join(missing)
