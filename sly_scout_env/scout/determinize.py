@@ -1,6 +1,6 @@
 """Determinization for Scout: sample the hidden cards from what one seat may know.
 
-What a seat ``o`` (the observer) knows of the cards (``shared/rules/scout.md`` and the
+What a seat ``o`` (the observer) knows of the cards (``docs/scout_rules.md`` and the
 redacted view of :func:`sly_scout_env.views.player_view`):
 
 * its own hand, in order and orientation;

@@ -12,7 +12,7 @@
 | Observation Values | [-1e4, 1e4] float32                           |
 
 Scout (Oink Games, Kei Kajino) for 2 to 5 players: the complete official rules
-(rulebook 1.1 and its two-player section, see ``shared/rules/scout.md``) on a Numba
+(rulebook 1.1 and its two-player section, see ``docs/scout_rules.md``) on a Numba
 kernel state, as a PettingZoo AEC environment.
 
 Contents: 1. Arguments and options; 2. Flow of a game; 3. Observation space;

@@ -1,8 +1,8 @@
 """Scout rules as Numba kernels on one flat ``int64`` state row.
 
-Authority: ``shared/rules/scout.md`` (official Oink Games rulebook 1.1 and its two-player
-section). Every kernel takes the state row as its first argument so that a batched
-version can loop rows with ``prange``.
+Authority: ``docs/scout_rules.md`` (the official Oink Games rulebook 1.1 and its two-player
+section, as implemented). Every kernel takes the state row as its first argument so
+that a batched version can loop rows with ``prange``.
 
 Cards
 -----

@@ -2,7 +2,7 @@
 
 In Sly nothing is dealt at random: every card starts in its owner's hand, so the only
 hidden information is *which* of an opponent's cards lie where. For an opponent ``o``
-the public knowledge (see ``/work/shared/rules/sly.md``, Information) is:
+the public knowledge (see ``docs/sly_rules.md``, Public knowledge) is:
 
 * the owner of every face-down card (the back shows the colour), every face-up card,
   the hand sizes, the gobbled and captured piles;

@@ -1,6 +1,6 @@
 """Sly rules as Numba kernels on one flat ``int64`` state row.
 
-Rules: ``/work/shared/rules/sly.md`` (the authority). Every kernel takes the state row
+Rules: ``docs/sly_rules.md`` (the authority). Every kernel takes the state row
 first so that a batched version can loop rows with ``numba.prange``.
 
 Cards are ints: ``0`` = Fox, ``1..6`` = Hen of that rank; each player owns one of

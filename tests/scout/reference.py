@@ -1,6 +1,6 @@
 """A plain-Python reference of the Scout rules: the tests' independent second opinion.
 
-Written from /work/shared/rules/scout.md and the interface contract alone (never from the
+Written from docs/scout_rules.md and the interface contract alone (never from the
 engine's kernels), it works directly on the ``state_dict`` format of the engine: load a
 position with :meth:`ScoutReference.from_state_dict`, list the legal moves as the dicts
 ``decode_action`` returns, apply one, and read the position back with

@@ -1,4 +1,4 @@
-"""One literal scenario per rule and corner case of /work/shared/rules/scout.md.
+"""One literal scenario per rule and corner case of docs/scout_rules.md.
 
 Each test builds a position on the ENGINE with ``from_state_dict``, plays moves through
 the public env API, and checks the result against values worked out by hand in the test

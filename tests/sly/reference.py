@@ -1,6 +1,6 @@
 """A plain-Python reference implementation of the Sly rules, for testing the engine.
 
-Written directly from ``/work/shared/rules/sly.md`` and the interface contract, and
+Written directly from ``docs/sly_rules.md`` and the interface contract, and
 deliberately independent of the compiled engine (it imports nothing from
 ``sly_scout_env``): when the two disagree, one of them misreads the rules, and the
 rules file decides which.

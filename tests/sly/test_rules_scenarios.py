@@ -1,6 +1,6 @@
 """Literal Sly scenarios: hand-written positions, one action, hand-worked results.
 
-Every expected value below is worked out by hand from /work/shared/rules/sly.md (the
+Every expected value below is worked out by hand from docs/sly_rules.md (the
 comments show the working). Each scenario runs on the compiled engine through its
 public env API, and also on the plain-Python reference (tests/sly/reference.py), so a
 failure says which side misreads the rule.
