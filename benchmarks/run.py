@@ -47,14 +47,12 @@ sys.path.insert(0, str(ROOT))
 import numba  # noqa: E402
 from numba import njit  # noqa: E402
 
-from sly_scout_env import scout_v0, sly_v0  # noqa: E402
+from sly_scout_env.games import GAMES, get_game  # noqa: E402
 from sly_scout_env.simulation import simulate  # noqa: E402
-from sly_scout_env.vector import ScoutVectorEnv, SlyVectorEnv  # noqa: E402
+from sly_scout_env.vector import vector_env as make_vector_env  # noqa: E402
 
-GAMES = {
-    "scout": {"module": scout_v0, "vector": ScoutVectorEnv, "players": (2, 3, 4, 5), "unit": "hands"},
-    "sly": {"module": sly_v0, "vector": SlyVectorEnv, "players": (2, 3, 4), "unit": "games"},
-}
+# In-kernel units per timed run (full size, --quick): a Scout hand costs about 5x a Sly game.
+KERNEL_N = {"scout": (40_000, 2_000), "sly": (200_000, 10_000)}
 BATCHES = (1, 64, 1024, 4096, 8192)
 README_START = "<!-- BENCHMARK_TABLE start: written by `make bench` -->"
 README_END = "<!-- BENCHMARK_TABLE end -->"
@@ -105,7 +103,7 @@ def _pick(masks, keys, out):
 
 
 def vector_env(game: str, players: int, batch: int, agent_steps: int):
-    env = GAMES[game]["vector"](batch, num_players=players, copy=False)
+    env = make_vector_env(game, batch, num_players=players, copy=False)
     rng = np.random.default_rng(0)
     actions = np.zeros(batch, dtype=np.int64)
     steps = min(20_000, max(50, agent_steps // batch))  # batch 1: 20,000 steps are plenty
@@ -169,8 +167,8 @@ t0 = time.perf_counter()
 import sys
 sys.path.insert(0, {root!r})
 import numpy as np
-from sly_scout_env import {game}_v0
-env = {game}_v0.env()
+import importlib
+env = importlib.import_module({env_module!r}).env()
 env.reset(seed=0)
 obs, *_ = env.last()
 env.step(int(np.flatnonzero(obs["action_mask"])[0]))
@@ -186,7 +184,7 @@ def big_simulation(game: str, players: int, n: int) -> dict:
 
 def first_call_latency(game: str) -> tuple[float, float]:
     """Seconds for import + first step in a fresh process: (cold cache, warm cache)."""
-    code = _LATENCY_SCRIPT.format(root=str(ROOT), game=game)
+    code = _LATENCY_SCRIPT.format(root=str(ROOT), env_module=get_game(game).env_module_name)
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         times = []
@@ -197,8 +195,7 @@ def first_call_latency(game: str) -> tuple[float, float]:
 
 
 def state_bytes(game: str, players: int) -> int:
-    env = GAMES[game]["vector"](1, num_players=players)
-    return int(env._states[0].nbytes + env._scratch[0].nbytes)
+    return make_vector_env(game, 1, num_players=players).bytes_per_game
 
 
 def machine_header(load_at_start: float) -> str:
@@ -232,14 +229,14 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure (median reported)")
     parser.add_argument("--quick", action="store_true", help="small sizes, 1 repeat: a smoke run")
-    parser.add_argument("--games", default="scout,sly", help="comma-separated: scout,sly")
+    parser.add_argument("--games", default=",".join(GAMES), help=f"comma-separated, from: {','.join(GAMES)}")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results.md"), help="markdown output file")
     parser.add_argument("--readme", action="store_true", help="also write the table into README.md")
     args = parser.parse_args(argv)
     quick = args.quick
     load_at_start = os.getloadavg()[0]
     repeats = 1 if quick else args.repeats
-    kernel_n = {"scout": 2_000, "sly": 10_000} if quick else {"scout": 40_000, "sly": 200_000}
+    kernel_n = {g: sizes[1 if quick else 0] for g, sizes in KERNEL_N.items()}
     big_n = 20_000 if quick else 1_000_000
     vec_steps = 5_000 if quick else 200_000
     env_steps = 1_000 if quick else 20_000
@@ -255,13 +252,13 @@ def main(argv=None) -> int:
     lines = [head, "|" + "---|" * 2 + "---:|" * (head.count("|") - 3)]
     results = {}
     for game in args.games.split(","):
-        spec = GAMES[game]
-        for players in spec["players"]:
+        spec = get_game(game)
+        for players in spec.player_counts:
             u1, s1 = median_rates(in_kernel(game, players, kernel_n[game], 1), repeats)
             ua, sa = median_rates(in_kernel(game, players, kernel_n[game], all_threads), repeats)
             vec = [median_rates(vector_env(game, players, b, vec_steps), repeats)[0] for b in batches]
-            raw, _ = median_rates(aec_loop(spec["module"].raw_env(num_players=players), env_steps), repeats)
-            wrapped, _ = median_rates(aec_loop(spec["module"].env(num_players=players), env_steps), repeats)
+            raw, _ = median_rates(aec_loop(spec.raw_env(num_players=players), env_steps), repeats)
+            wrapped, _ = median_rates(aec_loop(spec.env(num_players=players), env_steps), repeats)
             big = big_simulation(game, players, big_n)
             per_min = big_n / big["seconds"] * 60
             mem = f"{big['traced'] / 2**20:,.0f} MiB arrays; {big['rss_kib'] / 1024:,.0f} MiB process"

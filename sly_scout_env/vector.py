@@ -227,6 +227,11 @@ class CardGameVectorEnv(VectorEnv):
 
     # -- helpers --------------------------------------------------------------------------
     @property
+    def bytes_per_game(self) -> int:
+        """Memory of one game's state: its row plus its kernel scratch."""
+        return int(self._states[0].nbytes + self._scratch[0].nbytes)
+
+    @property
     def seats(self) -> np.ndarray:
         """The seat to act in each game (a copy)."""
         return self._seats.copy()
