@@ -28,7 +28,9 @@ import sys
 
 import numpy as np
 
-from .arena import derive_seed, env_module
+from sly_scout_env.games import get_game
+
+from .arena import derive_seed
 from .registry import make_from_spec, parse_spec, registration
 from .views import player_view
 
@@ -96,7 +98,7 @@ class Match:
         self.options = dict(options or {})
         self.seed = seed
         self.out = out
-        self.env = env_module(game).raw_env(num_players=players, render_mode="ansi", **self.options)
+        self.env = get_game(game).raw_env(num_players=players, render_mode="ansi", **self.options)
         self.opponents = list(opponents)  # specs, in seat order, skipping the person's seat
         self.bots = {}
         others = [s for s in range(players) if s != seat]
@@ -300,7 +302,7 @@ def load_save(path: str) -> dict:
 
 
 def _check_setup(game, players, opponents, seat) -> list[str]:
-    env_module(game)  # checks the game name
+    get_game(game)  # checks the game name
     if isinstance(opponents, str):
         opponents = [o for o in opponents.split(",") if o.strip()]
     opponents = [o.strip() for o in opponents]
