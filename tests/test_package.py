@@ -23,3 +23,13 @@ def test_importing_the_package_loads_no_env_and_no_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "False"]
     assert sly_scout_env.__version__
+
+
+def test_package_metadata_uses_the_spdx_license_string():
+    import pathlib
+    import tomllib
+
+    meta = tomllib.loads((pathlib.Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    # A table ({text = ...}) is deprecated by setuptools and warns on every install.
+    assert meta["project"]["license"] == "MIT"
+    assert any(r.startswith("setuptools>=7") or r.startswith("setuptools>=8") for r in meta["build-system"]["requires"])
