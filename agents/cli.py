@@ -16,6 +16,7 @@ import sys
 from sly_scout_env.cli_types import non_negative_int, positive_int
 
 from .registry import GAMES, describe
+from .web.cli import add_serve_parser, run_serve
 
 PLAYER_COUNTS = {"scout": (2, 3, 4, 5), "sly": (2, 3, 4)}
 
@@ -186,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     add_arena_parser(sub)
     add_play_parser(sub)
+    add_serve_parser(sub)
     return parser
 
 
@@ -193,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "arena":
         run_arena(args)
+    elif args.command == "serve":
+        return run_serve(args)
     else:
         result = run_play(args)
         return 0 if result["status"] in ("finished", "saved") else 1

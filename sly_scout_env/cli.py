@@ -145,11 +145,13 @@ def build_parser() -> argparse.ArgumentParser:
     from agents.cli import add_arena_parser, add_play_parser
     from agents.demo import add_demo_parser
     from agents.train_ppo import add_train_parser
+    from agents.web.cli import add_serve_parser
 
     add_arena_parser(sub)
     add_play_parser(sub)
     add_train_parser(sub)
     add_demo_parser(sub)
+    add_serve_parser(sub)
     return parser
 
 
@@ -178,6 +180,10 @@ def main(argv: list[str] | None = None) -> int:
         from agents.demo import run_demo_args
 
         run_demo_args(args)
+    elif args.command == "serve":
+        from agents.web.cli import run_serve
+
+        return run_serve(args)
     return 0
 
 
