@@ -75,7 +75,8 @@
         title: m.text, onclick: () => ctx.play(m.id) }) : null;
     };
     hand.forEach((c, i) => {
-      handBox.append(gap(i));
+      const g = gap(i);
+      if (g) handBox.append(g);
       const sel = S.sel && i >= S.sel[0] && i <= S.sel[1];
       const attrs = { class: `card${selectable ? " clickable" : ""}${sel ? " selected" : ""}`, "data-card": i };
       if (selectable) {
@@ -96,7 +97,8 @@
       }
       handBox.append(card(el, c, attrs));
     });
-    handBox.append(gap(hand.length));
+    const lastGap = gap(hand.length);
+    if (lastGap) handBox.append(lastGap);
 
     const actions = el("div", { class: "actions" });
     const flips = byType("flip");
