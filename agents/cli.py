@@ -18,6 +18,7 @@ from sly_scout_env.cli_types import non_negative_int, positive_int, probability
 from sly_scout_env.games import GAMES, all_games, get_game
 
 from .registry import describe, parse_value
+from .web.cli import add_serve_parser, run_serve
 
 
 def _option(text: str) -> tuple[str, object]:
@@ -293,6 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_arena_parser(sub)
     add_play_parser(sub)
     add_train_parser(sub)
+    add_serve_parser(sub)
     return parser
 
 
@@ -302,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         run_arena(args)
     elif args.command == "train":
         run_train(args)
+    elif args.command == "serve":
+        return run_serve(args)
     else:
         result = run_play(args)
         return 0 if result["status"] in ("finished", "saved") else 1

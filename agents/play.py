@@ -254,8 +254,9 @@ class Match:
         return {"status": "finished", "scores": scores, "winners": winners}
 
     # -- saving --------------------------------------------------------------------------
-    def save(self, path: str) -> None:
-        data = {
+    def save_data(self) -> dict:
+        """The save file's contents (what :meth:`save` writes and ``--resume`` reads)."""
+        return {
             "format": SAVE_FORMAT,
             "version": SAVE_VERSION,
             "game": self.game,
@@ -277,11 +278,30 @@ class Match:
             },
             "state": self.env.state_dict(),
         }
+
+    def save(self, path: str, extra: dict | None = None) -> None:
+        """Write :meth:`save_data` (plus ``extra`` fields) to ``path`` atomically."""
+        data = self.save_data() | dict(extra or {})
         tmp = f"{path}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(data, f, indent=1)
             f.write("\n")
         os.replace(tmp, path)  # a crash while writing never destroys an older save
+
+    def restore(self, data: dict) -> None:
+        """Load a save's position, move count and bots' generators (``data`` from :func:`check_save`)."""
+        self.env.from_state_dict(data["state"])
+        self.moves_played = int(data.get("moves_played", 0))
+        # Bots are reset (seeded from the seed and the moves played), then get their saved generator back.
+        for s, bot in self.bots.items():
+            bot.reset(derive_seed(self.seed, s, 3, self.moves_played), game=self.game, num_players=self.players,
+                      seat=s, options=dict(self.options))
+            rng_state = (data.get("bot_rng_states") or {}).get(str(s))
+            if rng_state is not None and isinstance(getattr(bot, "rng", None), np.random.Generator):
+                try:
+                    bot.rng.bit_generator.state = rng_state
+                except (TypeError, ValueError, KeyError):
+                    pass  # another generator type: the bot goes on from its reseeded generator
 
 
 def load_save(path: str) -> dict:
@@ -293,15 +313,21 @@ def load_save(path: str) -> dict:
         raise ValueError(f"no saved game at {path!r}") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path!r} is not a saved game (bad JSON: {exc})") from None
+    return check_save(data, repr(path))
+
+
+def check_save(data, where: str = "the data") -> dict:
+    """``data`` if it has the fields of a save written by ``play`` (ValueError naming what is wrong)."""
     if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
-        raise ValueError(f"{path!r} is not a saved game of sly-scout play (field 'format' is not {SAVE_FORMAT!r})")
+        raise ValueError(f"{where} is not a saved game of sly-scout play (field 'format' is not {SAVE_FORMAT!r})")
     for key in ("game", "players", "seat", "seed", "options", "opponents", "state"):
         if key not in data:
-            raise ValueError(f"saved game {path!r} lacks the field {key!r}")
+            raise ValueError(f"saved game {where} lacks the field {key!r}")
     return data
 
 
-def _check_setup(game, players, opponents, seat) -> list[str]:
+def check_setup(game, players, opponents, seat) -> list[str]:
+    """The opponents' specs, one per other seat (cycled when fewer); ValueError naming a bad argument."""
     get_game(game)  # checks the game name
     if isinstance(opponents, str):
         opponents = [o for o in opponents.split(",") if o.strip()]
@@ -356,24 +382,13 @@ def play(
         save_path = save_path or resume
     if game is None or players is None or opponents is None:
         raise ValueError("give game, players and opponents (or resume=PATH)")
-    opponents = _check_setup(game, players, opponents, seat)
+    opponents = check_setup(game, players, opponents, seat)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])  # fresh, but printed so it can be replayed
     save_path = save_path or default_save_path(game)
     match = Match(game, players, opponents, seed, seat, options, out)
     if state is not None:
-        match.env.from_state_dict(state)
-        match.moves_played = int(data.get("moves_played", 0))
-        # Bots are reset (seeded from the seed and the moves played), then get their saved generator back.
-        for s, bot in match.bots.items():
-            bot.reset(derive_seed(seed, s, 3, match.moves_played), game=game, num_players=players, seat=s,
-                      options=dict(match.options))
-            rng_state = data.get("bot_rng_states", {}).get(str(s))
-            if rng_state is not None and isinstance(getattr(bot, "rng", None), np.random.Generator):
-                try:
-                    bot.rng.bit_generator.state = rng_state
-                except (TypeError, ValueError, KeyError):
-                    pass  # another generator type: the bot goes on from its reseeded generator
+        match.restore(data)
         match.say(f"Resuming the {game} game saved in {resume} ({match.moves_played} moves played).")
     else:
         match.env.reset(seed=seed)

@@ -118,11 +118,13 @@ def build_parser() -> argparse.ArgumentParser:
     # Bots, the arena, play and training are the top layer (agents/); imported here, not in the envs.
     from agents.cli import add_arena_parser, add_play_parser, add_train_parser
     from agents.demo import add_demo_parser
+    from agents.web.cli import add_serve_parser
 
     add_arena_parser(sub)
     add_play_parser(sub)
     add_train_parser(sub)
     add_demo_parser(sub)
+    add_serve_parser(sub)
     return parser
 
 
@@ -151,6 +153,10 @@ def main(argv: list[str] | None = None) -> int:
         from agents.demo import run_demo_args
 
         run_demo_args(args)
+    elif args.command == "serve":
+        from agents.web.cli import run_serve
+
+        return run_serve(args)
     return 0
 
 
