@@ -55,8 +55,8 @@ def check_action_id(action: Any, num_actions: int, where: str = "") -> int:
     The one wording of every env (AEC, vector, SB3): a float, a bool, a negative or an
     out-of-range id is refused alike. ``where`` prefixes the message (``"env 3: "``).
     """
-    if isinstance(action, np.ndarray) and action.shape == ():
-        action = action.item() if action.dtype != np.bool_ else action
+    if isinstance(action, np.generic) or (isinstance(action, np.ndarray) and action.shape == ()):
+        action = action.item()  # numpy scalars are named as Python values (np.bool_ -> bool: still refused)
     if not is_int(action):
         raise ValueError(f"{where}action {action!r} is not an int; actions are ints in [0, {num_actions})")
     action = int(action)

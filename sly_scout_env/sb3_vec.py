@@ -64,7 +64,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see scout/batch.py: idle 
 import numpy as np  # noqa: E402
 from numba import njit, prange  # noqa: E402
 
-from ._aec import REWARD_MODES, check_choice, legal_actions_text  # noqa: E402
+from ._aec import REWARD_MODES, legal_actions_text  # noqa: E402
+from .checks import check_action_id, check_choice  # noqa: E402
 from ._rng import seed_word  # noqa: E402
 from .scout import batch as SB  # noqa: E402
 from .scout import policies as SP  # noqa: E402
@@ -469,18 +470,13 @@ class _Engine:
             a = a[:, 0]
         if a.shape != (n,):
             raise ValueError(f"actions must have shape ({n},) (one action per env), got shape {a.shape}")
-        if a.dtype == np.bool_ or not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
-            raise TypeError(f"actions must be integers, got dtype {a.dtype}")
-        if np.issubdtype(a.dtype, np.floating):
-            if not np.all(np.isfinite(a)) or not np.all(a == np.round(a)):
-                i = int(np.flatnonzero(~np.isfinite(a) | (a != np.round(a)))[0])
-                raise ValueError(f"env {i}: action {a[i]!r} is not a whole number")
-        a = a.astype(np.int64)
+        if a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
+            check_action_id(a.flat[0], self.num_actions, "env 0: ")  # raises: not an int
+        a = a.astype(np.int64, copy=False)
         out = (a < 0) | (a >= self.num_actions)
         if out.any():
             i = int(np.flatnonzero(out)[0])
-            raise ValueError(f"env {i}: action {int(a[i])} is out of range; actions are ints in "
-                             f"[0, {self.num_actions})")
+            check_action_id(int(a[i]), self.num_actions, f"env {i}: ")  # raises: out of range
         legal = self.masks[self.rows, a] != 0
         if not legal.all():
             i = int(np.flatnonzero(~legal)[0])
