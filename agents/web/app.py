@@ -59,7 +59,7 @@ async def _read_json(request: Request, limit: int):
     try:
         return json.loads(raw.decode("utf-8")) if raw.strip() else {}
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadInput("body", f"the body is not valid JSON ({exc})", None) from None
+        raise BadInput("body", f"the body is not valid JSON ({exc})", "a JSON object") from None
 
 
 def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAMES,

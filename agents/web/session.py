@@ -100,9 +100,10 @@ def check_bot(spec, game: str, field: str, checkpoints: dict) -> str:
     try:
         name, kwargs = parse_spec(spec)
     except ValueError as exc:
-        raise BadInput(field, f"{field}: {exc}", offered) from None
+        raise BadInput(field, f"{field}={spec!r} is not allowed ({exc}); bots allowed from the web: "
+                              f"{', '.join(offered)}", offered) from None
     if game not in registration(name).games:
-        raise BadInput(field, f"{field}: bot {name!r} does not play {game}", offered)
+        raise BadInput(field, f"{field}: bot {name!r} does not play {game}; allowed: {', '.join(offered)}", offered)
     allowed = WEB_PARAMS.get(name, {})
     if name in CHECKPOINT_BOTS:
         mine = {c: p for c, (b, p) in checkpoints.items() if b == name}
@@ -150,7 +151,8 @@ def check_options(game: str, options) -> dict:
             else:
                 value = check_choice(key, value, opt.choices)
         except ValueError as exc:
-            raise BadInput(f"options.{key}", str(exc), list(opt.choices) if opt.choices else None) from None
+            raise BadInput(f"options.{key}", str(exc),
+                           list(opt.choices) if opt.choices else "None or an int from 1 to 100") from None
         out[key] = value
     return out
 
@@ -187,7 +189,8 @@ def check_new_game(body: dict, checkpoints: dict, *, check_bots: bool = True) ->
         bots = [check_bot(b, game, f"bots[{i}]", checkpoints) for i, b in enumerate(bots)]
     seed = body.get("seed")
     if seed is not None and (not is_int(seed) or not 0 <= seed <= MAX_SEED):
-        raise BadInput("seed", f"seed={seed!r} is not allowed; allowed values: none or an int from 0 to {MAX_SEED}")
+        raise BadInput("seed", f"seed={seed!r} is not allowed; allowed values: none or an int from 0 to {MAX_SEED}",
+                       f"null or an int from 0 to {MAX_SEED}")
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
     return {"game": game, "players": players, "seat": seat, "options": options, "bots": bots, "seed": int(seed)}

@@ -81,19 +81,29 @@ def click_sly(page, move: dict) -> None:
 CLICK = {"scout": click_scout, "sly": click_sly}
 
 
-def play_to_the_end(page, rng, *, max_moves=400, on_move=None) -> dict:
+def pick(rng, legal: list, done: dict) -> dict:
+    """A legal move: a type not clicked yet if any (else any type), then a move of that type."""
+    kinds = sorted({m["move"]["type"] for m in legal})
+    kind = rng.choice([k for k in kinds if k not in done] or kinds)
+    return rng.choice([m for m in legal if m["move"]["type"] == kind])
+
+
+def play_to_the_end(page, rng, *, max_moves=400, on_move=None, choose=pick) -> dict:
+    """Play my moves until the match is over; ``page.kinds`` counts the move types clicked."""
     t = table(page)
+    page.kinds = {}
     for k in range(max_moves):
         if t["over"]:
             return t
         assert t["your_turn"], "the page waits for a bot although the server has answered"
-        move = rng.choice(t["legal"])
+        move = choose(rng, t["legal"], page.kinds)
         before = t["moves_played"]
-        if k % 7 == 3:  # now and then by keyboard, from the legal-move list
+        if k % 5 == 3 and move["move"]["type"] in page.kinds:  # now and then by keyboard, from the list
             page.focus(f"#move-list button[data-action='{move['id']}']")
             page.keyboard.press("Enter")
         else:
             CLICK[t["game"]](page, move["move"])
+            page.kinds[move["move"]["type"]] = page.kinds.get(move["move"]["type"], 0) + 1
         page.wait_for_function(f"window.APP.table.moves_played > {before} && !window.APP.busy", timeout=60_000)
         t = table(page)
         mine = [e for e in t["log"] if e["seat"] == t["seat"]]
@@ -120,6 +130,7 @@ def test_scout_3p_against_greedy_and_ismcts_by_clicking(live_server, page):
     assert [s["name"] for s in t["seating"]] == ["you", "greedy", "ismcts:iterations=30"]
     t = play_to_the_end(page, random.Random(3))
     check_final_screen(page, t)
+    assert {"flip", "show", "scout", "scout_and_show"} <= set(page.kinds), page.kinds
     assert len(t["view"]["round_scores"]) == 1
     assert page.locator("#round-scores").count() == 1
     # The bots' moves went into the log in words, flips told as private choices.
@@ -141,12 +152,9 @@ def test_scout_2p_by_clicking_shows_chips_and_continued_turn(live_server, page):
         seen["chips"] |= "chips held:" in page.inner_text("#board")
         seen["continued"] |= page.locator("text=Your turn continues").count() > 0
 
-    # Prefer Scouts (2 players: they cost a chip and the turn goes on).
-    rng = random.Random(5)
-    orig = rng.choice
-    rng.choice = lambda legal: orig([m for m in legal if m["move"]["type"] == "scout"] or legal)
-    t = play_to_the_end(page, rng, on_move=watch)
+    t = play_to_the_end(page, random.Random(5), on_move=watch)
     check_final_screen(page, t)
+    assert {"flip", "show", "scout"} <= set(page.kinds), page.kinds
     assert seen["chips"] and seen["continued"]
 
 
@@ -157,6 +165,7 @@ def test_sly_by_clicking_to_the_final_scoring(live_server, page, players):
     assert page.locator("[data-space]").count() == 4 * (1 if players == 2 else 2)
     t = play_to_the_end(page, random.Random(players))
     check_final_screen(page, t)
+    assert {"lay", "expose", "reveal"} <= set(page.kinds), page.kinds
     final = page.inner_text("#sly-final")
     assert "Game over" in final and "Safe Hens" in final
     # The final flip: no card on the table is face down any more.
