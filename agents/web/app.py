@@ -68,9 +68,6 @@ def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAM
     checkpoints = dict(checkpoints or {})
     store = Store(state_dir, max_games, checkpoints)
 
-    def table(g: WebGame) -> JSONResponse:
-        return JSONResponse(g.public())
-
     def find(request: Request) -> WebGame:
         g = store.get(request.path_params["game_id"])
         if g is None:
@@ -104,7 +101,7 @@ def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAM
             with g.lock:
                 g.run_bots()  # bots seated before the human move first
             store.add(g)
-            return g.public()
+            return g.snapshot
 
         return JSONResponse(await run_in_threadpool(work), status_code=201)
 
@@ -113,7 +110,7 @@ def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAM
         return await _start(WebGame.from_save, new_id(), data, checkpoints)
 
     async def get_game(request: Request) -> JSONResponse:
-        return table(find(request))
+        return JSONResponse(find(request).snapshot)
 
     async def move(request: Request) -> JSONResponse:
         g = find(request)
@@ -125,15 +122,24 @@ def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAM
             raise BadInput(unknown[0], f"field {unknown[0]!r} is not allowed", ["action", "turn"])
         if "action" not in body:
             raise BadInput("action", "field 'action' is missing: give the id of a legal move",
-                           [m["id"] for m in g.public()["legal"]])
+                           [m["id"] for m in g.snapshot["legal"]])
 
         def work():
             with g.lock:  # one move at a time per game; the bots reply in this thread
-                events = g.play(body["action"], body.get("turn"))
+                try:
+                    events = g.play(body["action"], body.get("turn"))
+                except BadInput:
+                    raise
+                except Exception as exc:  # a failing bot: keep what was played, tell the page
+                    g.snapshot = g.public()
+                    store.save(g)
+                    return {"error": f"a bot failed: {type(exc).__name__}: {exc}; the game is saved as it is",
+                            "field": None, "table": g.snapshot}
                 store.save(g)
-                return {"events": events, "table": g.public()}
+                return {"events": events, "table": g.snapshot}
 
-        return JSONResponse(await run_in_threadpool(work))
+        out = await run_in_threadpool(work)
+        return JSONResponse(out, status_code=500 if "error" in out else 200)
 
     async def rematch(request: Request) -> JSONResponse:
         g = find(request)

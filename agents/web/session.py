@@ -207,6 +207,8 @@ class WebGame:
         self.updated = self.created
         # Held while a move and the bots' replies are computed (in a worker thread).
         self.lock = threading.Lock()
+        # The table as of the last finished move: what GET answers, even while bots think.
+        self.snapshot: dict | None = None
 
     # -- building ------------------------------------------------------------------
     @classmethod
@@ -220,6 +222,7 @@ class WebGame:
         g.log.append({"seat": None, "lines": [
             f"{get_game(game).title}, {players} players, seed {seed}. Seats: "
             + ", ".join(match.who(s) for s in range(players)) + "."]})
+        g.snapshot = g.public()
         return g
 
     @classmethod
@@ -247,6 +250,7 @@ class WebGame:
             f"Resumed a saved {setup['game']} game ({g.match.moves_played} moves played)."]}]
         g.created = float(web.get("created", time.time())) if trusted else time.time()
         g.updated = float(web.get("updated", g.created)) if trusted else g.created
+        g.snapshot = g.public()
         return g
 
     def web_extra(self) -> dict:
@@ -295,9 +299,11 @@ class WebGame:
         return events + self.run_bots()
 
     def run_bots(self) -> list[dict]:
+        """The bots' moves until the human's turn or the end; then the snapshot is renewed."""
         events = []
         while not self.over and not self.your_turn():
             events.append(self._step(self.match.current_seat(), None))
+        self.snapshot = self.public()
         return events
 
     # -- what the page sees ----------------------------------------------------------

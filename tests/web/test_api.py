@@ -154,7 +154,7 @@ def test_bad_moves_are_refused_and_change_nothing(http, server):
     # Out of turn: once the match is over, no move is anyone's.
     g = server.app.state.store.get(gid)
     while not g.over:
-        r = http.post(f"/api/games/{gid}/moves", json={"action": g.public()["legal"][0]["id"]})
+        r = http.post(f"/api/games/{gid}/moves", json={"action": g.snapshot["legal"][0]["id"]})
         assert r.status_code == 200
     done = full_state(server, gid)
     err = refused(http.post(f"/api/games/{gid}/moves", json={"action": 0}), "action")
@@ -293,7 +293,7 @@ def test_responses_hold_nothing_the_seat_cannot_know(http, server, game, players
         changed += other != state
         env.from_state_dict(other)
         try:
-            assert http.get(f"/api/games/{gid}").json() == t
+            assert json.loads(json.dumps(server.app.state.store.get(gid).public())) == t
         finally:
             env.from_state_dict(state)
         # Bots' Sly lays never name the card; Scout flips are private choices.
@@ -308,3 +308,58 @@ def test_responses_hold_nothing_the_seat_cannot_know(http, server, game, players
             assert "rng" not in e["view"] and e["view"]["viewer"] == t["seat"]
         t = r["table"]
     assert changed >= 2
+
+
+def test_the_server_answers_while_a_bot_thinks(http):
+    """Bots run in worker threads: other requests are served while one is thinking."""
+    import threading
+    import time
+
+    from agents.random_agent import RandomAgent
+    from agents.registry import register, unregister
+
+    release = threading.Event()
+
+    class SlowBot(RandomAgent):
+        def act(self, observation, action_mask, info):
+            release.wait(30)  # thinks until the test has been answered elsewhere
+            return super().act(observation, action_mask, info)
+
+    register("slowtest", SlowBot, description="waits for the test")
+    try:
+        t = new_game(http, game="sly", players=2, bots=["slowtest"])
+        out = {}
+        mover = threading.Thread(target=lambda: out.update(r=http.post(f"/api/games/{t['id']}/moves",
+                                                                        json={"action": t["legal"][0]["id"]})))
+        mover.start()
+        time.sleep(0.2)
+        assert mover.is_alive()  # the bot is thinking ...
+        assert http.get("/api/setup").status_code == 200  # ... and the server answers
+        assert http.get(f"/api/games/{t['id']}").status_code == 200
+        assert mover.is_alive()
+        release.set()
+        mover.join(30)
+        assert out["r"].status_code == 200 and out["r"].json()["table"]["moves_played"] == 2
+    finally:
+        release.set()
+        unregister("slowtest")
+
+
+def test_a_failing_bot_gives_500_and_keeps_the_game(http, server):
+    from agents.random_agent import RandomAgent
+    from agents.registry import register, unregister
+
+    class BrokenBot(RandomAgent):
+        def act(self, observation, action_mask, info):
+            raise RuntimeError("out of ideas")
+
+    register("brokentest", BrokenBot, description="raises")
+    try:
+        t = new_game(http, game="sly", players=2, bots=["brokentest"])
+        r = http.post(f"/api/games/{t['id']}/moves", json={"action": t["legal"][0]["id"]})
+        assert r.status_code == 500 and "out of ideas" in r.json()["error"]
+        after = http.get(f"/api/games/{t['id']}").json()
+        assert after["moves_played"] == 1 and after["to_act"] == 1 and not after["your_turn"]
+        assert after == r.json()["table"]
+    finally:
+        unregister("brokentest")

@@ -213,3 +213,28 @@ def test_narrow_window(live_server, page):
     box_board = page.locator("#board").bounding_box()
     box_side = page.locator("#side").bounding_box()
     assert box_side["y"] >= box_board["y"] + box_board["height"] - 1  # the side panel goes below the table
+
+
+def test_bots_moves_one_by_one_at_the_chosen_pace_and_skip(live_server, page):
+    t = start(page, live_server.url, "sly", 4, bots={1: "random", 2: "random", 3: "random"}, seed=5)
+    page.evaluate("localStorage.setItem('sly-scout-pace', '400')")
+    n0 = len(t["log"])
+    page.click(f"#move-list button[data-action='{t['legal'][0]['id']}']")
+    counts = []
+    while True:
+        counts.append(page.locator("#log li").count())
+        if not page.evaluate("window.APP.busy"):
+            break
+        page.wait_for_timeout(50)
+    counts.append(page.locator("#log li").count())
+    # My move, then each of the three bots' moves appeared on its own.
+    assert counts[-1] == n0 + 4
+    assert {n0 + 2, n0 + 3} <= set(counts), counts
+    # A very slow pace, skipped: the replay ends at once.
+    page.evaluate("localStorage.setItem('sly-scout-pace', '20000')")
+    t = table(page)
+    page.click(f"#move-list button[data-action='{t['legal'][0]['id']}']")
+    page.wait_for_function("window.APP.busy && document.querySelectorAll('#log li').length > %d" % (len(t["log"]) + 1))
+    page.click("#skip-btn")
+    page.wait_for_function("!window.APP.busy", timeout=10_000)
+    assert table(page)["moves_played"] == t["moves_played"] + 4

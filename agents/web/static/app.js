@@ -353,7 +353,8 @@ const APP = {
       APP.busy = false;
       APP.showError(`That move was refused: ${e.message}`);
       if (e.status === 404 || (e.data && e.data.field === "turn")) { await APP.route(); return; }
-      APP.draw(before);
+      if (e.data && e.data.table) APP.table = e.data.table;  // a bot failed: the game as it stands
+      APP.draw(APP.table);
       return;
     }
     APP.replaying = true;
