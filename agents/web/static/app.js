@@ -13,6 +13,11 @@ const APP = {
 
   $(id) { return document.getElementById(id); },
 
+  // parent.append(...children) without the null/undefined ones (optional parts of a table).
+  put(parent, ...children) {
+    parent.append(...children.flat().filter(c => c !== null && c !== undefined && c !== false));
+  },
+
   el(tag, attrs, ...children) {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
@@ -311,7 +316,7 @@ const APP = {
     const ol = APP.$("log");
     const n = APP.replaying ? APP.replayed : t.log.length;
     ol.replaceChildren(...t.log.slice(0, n).map(e => APP.el("li", { class: e.seat === t.seat ? "mine" : null },
-      e.lines[0], e.lines.length > 1 ? APP.el("span", { class: "detail", text: e.lines.slice(1).join("\n") }) : null)));
+      e.lines[0], e.lines.length > 1 ? APP.el("span", { class: "detail", text: e.lines.slice(1).map(l => l.trim()).join("\n") }) : null)));
     ol.scrollTop = ol.scrollHeight;
   },
 
