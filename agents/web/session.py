@@ -181,6 +181,10 @@ def check_new_game(body: dict, checkpoints: dict, *, check_bots: bool = True) ->
         raise BadInput("seat", f"seat={seat!r} is not allowed; allowed values: 0..{players - 1}",
                        list(range(players)))
     options = check_options(game, body.get("options"))
+    try:  # options that are fine alone but not together or not with this player count
+        spec.raw_env(num_players=players, **options)
+    except ValueError as exc:
+        raise BadInput("options", str(exc), list(spec.option_names)) from None
     bots = body.get("bots", ["random"] * (players - 1))
     if not isinstance(bots, list) or len(bots) != players - 1:
         raise BadInput("bots", f"bots={bots!r} must be a list of {players - 1} bot spec(s), one per other seat "
@@ -215,8 +219,8 @@ class WebGame:
     def new(cls, game_id: str, game: str, players: int, seat: int, options: dict, bots: list, seed: int):
         try:
             match = Match(game, players, check_setup(game, players, bots, seat), seed, seat, options, io.StringIO())
-        except ValueError as exc:  # a bot or an option the env refuses
-            raise BadInput("bots" if "bot" in str(exc) else "options", str(exc)) from None
+        except ValueError as exc:  # a bot that refuses its parameters (options were checked before)
+            raise BadInput("bots", str(exc), [b["spec"] for b in bot_catalogue(game, {})]) from None
         match.env.reset(seed=seed)
         g = cls(game_id, match)
         g.log.append({"seat": None, "lines": [
