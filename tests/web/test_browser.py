@@ -7,6 +7,7 @@ with the keyboard, from the legal-move list). The bots answer through the same A
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -238,3 +239,30 @@ def test_bots_moves_one_by_one_at_the_chosen_pace_and_skip(live_server, page):
     page.click("#skip-btn")
     page.wait_for_function("!window.APP.busy", timeout=10_000)
     assert table(page)["moves_played"] == t["moves_played"] + 4
+
+
+def test_download_then_upload_continues_the_game(live_server, page, tmp_path):
+    t = start(page, live_server.url, "scout", 2, bots={1: "random"}, options={"rounds": "1"}, seed=13)
+    page.click("#btn-turn")
+    page.wait_for_function(f"window.APP.table.moves_played > {t['moves_played']} && !window.APP.busy")
+    t = table(page)
+    with page.expect_download() as info:
+        page.click("#download-link")
+    path = tmp_path / "saved.json"
+    info.value.save_as(path)
+    saved = json.loads(path.read_text())
+    assert saved["format"] == "sly-scout-play" and saved["moves_played"] == t["moves_played"]
+    page.click("#new-btn")
+    page.wait_for_selector("#upload")
+    page.set_input_files("#upload", str(path))
+    page.wait_for_function(f"window.APP.table && window.APP.table.id !== '{t['id']}' && !window.APP.busy")
+    up = table(page)
+    assert up["view"] == t["view"] and up["moves_played"] == t["moves_played"] and up["your_turn"]
+    # A file that is no save is refused with a message, and no game opens.
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "other"}')
+    page.click("#new-btn")
+    page.wait_for_selector("#upload")
+    page.set_input_files("#upload", str(bad))
+    page.wait_for_selector("#error:not([hidden])")
+    assert "Upload refused" in page.inner_text("#error") and "format" in page.inner_text("#error")
