@@ -293,9 +293,12 @@ class WebGame:
                                    "reload the game", [self.match.moves_played])
         if self.over:
             raise BadInput("action", "the game is over; no move is allowed (start a rematch)", [])
-        legal = [a for a, _ in self.match.legal_moves()]
         if not self.your_turn():
-            raise BadInput("action", f"it is player_{self.match.current_seat()}'s turn, not yours", [])
+            if action is None:  # after a bot failed: let the bots try again
+                return self.run_bots()
+            raise BadInput("action", f"it is player_{self.match.current_seat()}'s turn, not yours; "
+                                     "send {\"action\": null} to let the bots move", [None])
+        legal = [a for a, _ in self.match.legal_moves()]
         if not is_int(action) or int(action) not in legal:
             raise BadInput("action", f"action={action!r} is not a legal move now; allowed values: the ids "
                                      "of the legal moves", legal)

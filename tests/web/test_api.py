@@ -361,5 +361,12 @@ def test_a_failing_bot_gives_500_and_keeps_the_game(http, server):
         after = http.get(f"/api/games/{t['id']}").json()
         assert after["moves_played"] == 1 and after["to_act"] == 1 and not after["your_turn"]
         assert after == r.json()["table"]
+        # A move of mine is out of turn; {"action": null} lets the bot try again.
+        refused(http.post(f"/api/games/{t['id']}/moves", json={"action": 0}), "action")
+        assert http.post(f"/api/games/{t['id']}/moves", json={"action": None}).status_code == 500
+        assert http.get(f"/api/games/{t['id']}").json()["moves_played"] == 1
+        BrokenBot.act = RandomAgent.act
+        r = http.post(f"/api/games/{t['id']}/moves", json={"action": None})
+        assert r.status_code == 200 and r.json()["table"]["your_turn"] and r.json()["table"]["moves_played"] == 2
     finally:
         unregister("brokentest")

@@ -299,7 +299,10 @@ const APP = {
     if (t.over) st.textContent = "The match is over.";
     else if (APP.busy) st.textContent = t.to_act === t.seat ? "Playing your move" : `${APP.who(t, t.to_act)} is thinking`;
     else if (t.your_turn) st.textContent = "Your turn.";
-    else st.textContent = `${APP.who(t, t.to_act)} to act.`;
+    else {  // a bot's turn with nothing running: a bot failed earlier
+      st.textContent = `${APP.who(t, t.to_act)} to act. `;
+      st.append(APP.el("button", { type: "button", id: "bots-go-on", text: "Let the bots go on", onclick: () => APP.play(null) }));
+    }
   },
 
   drawMoves(t) {
