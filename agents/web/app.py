@@ -30,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 
 from sly_scout_env.games import all_games
 
-from .session import BadInput, Store, WebGame, bot_catalogue, check_new_game, new_id
+from .session import BadInput, Store, WebGame, bot_catalogue, check_new_game, fresh_seed, new_id
 
 DEFAULT_MAX_GAMES = 50
 DEFAULT_MAX_BODY = 256 * 1024  # bytes; a save file of a long game is a few tens of KB
@@ -99,11 +99,25 @@ def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAM
         def work():
             g = build(*args)
             with g.lock:
-                g.run_bots()  # bots seated before the human move first
+                try:
+                    g.run_bots()  # bots seated before the human move first
+                except BadInput:
+                    raise
+                except Exception as exc:  # a failing bot: the game is kept, the page is told
+                    return bot_failed(g, exc)
             store.add(g)
             return g.snapshot
 
-        return JSONResponse(await run_in_threadpool(work), status_code=201)
+        out = await run_in_threadpool(work)
+        return JSONResponse(out, status_code=500 if "error" in out else 201)
+
+    def bot_failed(g: WebGame, exc: Exception) -> dict:
+        g.snapshot = g.public()
+        if store.get(g.id) is None:
+            store.add(g)
+        store.save(g)
+        return {"error": f"a bot failed: {type(exc).__name__}: {exc}; the game is saved as it is",
+                "field": None, "table": g.snapshot}
 
     async def upload(request: Request) -> JSONResponse:
         data = await _read_json(request, max_body)
@@ -131,10 +145,7 @@ def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAM
                 except BadInput:
                     raise
                 except Exception as exc:  # a failing bot: keep what was played, tell the page
-                    g.snapshot = g.public()
-                    store.save(g)
-                    return {"error": f"a bot failed: {type(exc).__name__}: {exc}; the game is saved as it is",
-                            "field": None, "table": g.snapshot}
+                    return bot_failed(g, exc)
                 store.save(g)
                 return {"events": events, "table": g.snapshot}
 
@@ -144,8 +155,7 @@ def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAM
     async def rematch(request: Request) -> JSONResponse:
         g = find(request)
         m = g.match
-        return await _start(WebGame.new, new_id(), m.game, m.players, m.seat, m.options, m.opponents,
-                            check_new_game({"game": m.game, "players": m.players}, checkpoints)["seed"])
+        return await _start(WebGame.new, new_id(), m.game, m.players, m.seat, m.options, m.opponents, fresh_seed())
 
     async def download(request: Request) -> Response:
         g = find(request)

@@ -196,8 +196,13 @@ def check_new_game(body: dict, checkpoints: dict, *, check_bots: bool = True) ->
         raise BadInput("seed", f"seed={seed!r} is not allowed; allowed values: none or an int from 0 to {MAX_SEED}",
                        f"null or an int from 0 to {MAX_SEED}")
     if seed is None:
-        seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+        seed = fresh_seed()
     return {"game": game, "players": players, "seat": seat, "options": options, "bots": bots, "seed": int(seed)}
+
+
+def fresh_seed() -> int:
+    """A seed from the OS's entropy (shown on the page, so the deal can be replayed)."""
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
 class WebGame:
