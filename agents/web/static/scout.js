@@ -120,7 +120,8 @@
       }
       APP.put(actions, el("button", { id: "btn-show", type: "button", class: move ? "primary" : null, disabled: !move,
         onclick: () => move && ctx.play(move.id), text: move ? label : "Show" }),
-        S.sel && !move ? el("span", { class: "help", id: "show-hint", text: label }) : null);
+        S.sel && !move ? el("span", { class: "help", id: "show-hint", text: label })
+          : (!S.sel && !S.pick ? el("span", { class: "help", text: "To Show: click adjacent cards of your hand." }) : null));
     }
     const anyScout = byType("scout").length, anySas = byType("scout_and_show").length;
     if (anyScout || anySas) {
