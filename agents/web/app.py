@@ -30,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 
 from sly_scout_env.games import all_games
 
-from .session import BadInput, Store, WebGame, bot_catalogue, check_new_game, new_id
+from .session import BadInput, Store, WebGame, bot_catalogue, check_new_game, fresh_seed, new_id
 
 DEFAULT_MAX_GAMES = 50
 DEFAULT_MAX_BODY = 256 * 1024  # bytes; a save file of a long game is a few tens of KB
@@ -59,7 +59,7 @@ async def _read_json(request: Request, limit: int):
     try:
         return json.loads(raw.decode("utf-8")) if raw.strip() else {}
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadInput("body", f"the body is not valid JSON ({exc})", None) from None
+        raise BadInput("body", f"the body is not valid JSON ({exc})", "a JSON object") from None
 
 
 def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAMES,
@@ -67,9 +67,6 @@ def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAM
     """The app; games are kept under ``state_dir`` (None: in memory only)."""
     checkpoints = dict(checkpoints or {})
     store = Store(state_dir, max_games, checkpoints)
-
-    def table(g: WebGame) -> JSONResponse:
-        return JSONResponse(g.public())
 
     def find(request: Request) -> WebGame:
         g = store.get(request.path_params["game_id"])
@@ -102,18 +99,32 @@ def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAM
         def work():
             g = build(*args)
             with g.lock:
-                g.run_bots()  # bots seated before the human move first
+                try:
+                    g.run_bots()  # bots seated before the human move first
+                except BadInput:
+                    raise
+                except Exception as exc:  # a failing bot: the game is kept, the page is told
+                    return bot_failed(g, exc)
             store.add(g)
-            return g.public()
+            return g.snapshot
 
-        return JSONResponse(await run_in_threadpool(work), status_code=201)
+        out = await run_in_threadpool(work)
+        return JSONResponse(out, status_code=500 if "error" in out else 201)
+
+    def bot_failed(g: WebGame, exc: Exception) -> dict:
+        g.snapshot = g.public()
+        if store.get(g.id) is None:
+            store.add(g)
+        store.save(g)
+        return {"error": f"a bot failed: {type(exc).__name__}: {exc}; the game is saved as it is",
+                "field": None, "table": g.snapshot}
 
     async def upload(request: Request) -> JSONResponse:
         data = await _read_json(request, max_body)
         return await _start(WebGame.from_save, new_id(), data, checkpoints)
 
     async def get_game(request: Request) -> JSONResponse:
-        return table(find(request))
+        return JSONResponse(find(request).snapshot)
 
     async def move(request: Request) -> JSONResponse:
         g = find(request)
@@ -125,21 +136,26 @@ def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAM
             raise BadInput(unknown[0], f"field {unknown[0]!r} is not allowed", ["action", "turn"])
         if "action" not in body:
             raise BadInput("action", "field 'action' is missing: give the id of a legal move",
-                           [m["id"] for m in g.public()["legal"]])
+                           [m["id"] for m in g.snapshot["legal"]])
 
         def work():
             with g.lock:  # one move at a time per game; the bots reply in this thread
-                events = g.play(body["action"], body.get("turn"))
+                try:
+                    events = g.play(body["action"], body.get("turn"))
+                except BadInput:
+                    raise
+                except Exception as exc:  # a failing bot: keep what was played, tell the page
+                    return bot_failed(g, exc)
                 store.save(g)
-                return {"events": events, "table": g.public()}
+                return {"events": events, "table": g.snapshot}
 
-        return JSONResponse(await run_in_threadpool(work))
+        out = await run_in_threadpool(work)
+        return JSONResponse(out, status_code=500 if "error" in out else 200)
 
     async def rematch(request: Request) -> JSONResponse:
         g = find(request)
         m = g.match
-        return await _start(WebGame.new, new_id(), m.game, m.players, m.seat, m.options, m.opponents,
-                            check_new_game({"game": m.game, "players": m.players}, checkpoints)["seed"])
+        return await _start(WebGame.new, new_id(), m.game, m.players, m.seat, m.options, m.opponents, fresh_seed())
 
     async def download(request: Request) -> Response:
         g = find(request)

@@ -100,9 +100,10 @@ def check_bot(spec, game: str, field: str, checkpoints: dict) -> str:
     try:
         name, kwargs = parse_spec(spec)
     except ValueError as exc:
-        raise BadInput(field, f"{field}: {exc}", offered) from None
+        raise BadInput(field, f"{field}={spec!r} is not allowed ({exc}); bots allowed from the web: "
+                              f"{', '.join(offered)}", offered) from None
     if game not in registration(name).games:
-        raise BadInput(field, f"{field}: bot {name!r} does not play {game}", offered)
+        raise BadInput(field, f"{field}: bot {name!r} does not play {game}; allowed: {', '.join(offered)}", offered)
     allowed = WEB_PARAMS.get(name, {})
     if name in CHECKPOINT_BOTS:
         mine = {c: p for c, (b, p) in checkpoints.items() if b == name}
@@ -150,7 +151,8 @@ def check_options(game: str, options) -> dict:
             else:
                 value = check_choice(key, value, opt.choices)
         except ValueError as exc:
-            raise BadInput(f"options.{key}", str(exc), list(opt.choices) if opt.choices else None) from None
+            raise BadInput(f"options.{key}", str(exc),
+                           list(opt.choices) if opt.choices else "None or an int from 1 to 100") from None
         out[key] = value
     return out
 
@@ -179,6 +181,10 @@ def check_new_game(body: dict, checkpoints: dict, *, check_bots: bool = True) ->
         raise BadInput("seat", f"seat={seat!r} is not allowed; allowed values: 0..{players - 1}",
                        list(range(players)))
     options = check_options(game, body.get("options"))
+    try:  # options that are fine alone but not together or not with this player count
+        spec.raw_env(num_players=players, **options)
+    except ValueError as exc:
+        raise BadInput("options", str(exc), list(spec.option_names)) from None
     bots = body.get("bots", ["random"] * (players - 1))
     if not isinstance(bots, list) or len(bots) != players - 1:
         raise BadInput("bots", f"bots={bots!r} must be a list of {players - 1} bot spec(s), one per other seat "
@@ -187,10 +193,16 @@ def check_new_game(body: dict, checkpoints: dict, *, check_bots: bool = True) ->
         bots = [check_bot(b, game, f"bots[{i}]", checkpoints) for i, b in enumerate(bots)]
     seed = body.get("seed")
     if seed is not None and (not is_int(seed) or not 0 <= seed <= MAX_SEED):
-        raise BadInput("seed", f"seed={seed!r} is not allowed; allowed values: none or an int from 0 to {MAX_SEED}")
+        raise BadInput("seed", f"seed={seed!r} is not allowed; allowed values: none or an int from 0 to {MAX_SEED}",
+                       f"null or an int from 0 to {MAX_SEED}")
     if seed is None:
-        seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+        seed = fresh_seed()
     return {"game": game, "players": players, "seat": seat, "options": options, "bots": bots, "seed": int(seed)}
+
+
+def fresh_seed() -> int:
+    """A seed from the OS's entropy (shown on the page, so the deal can be replayed)."""
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
 class WebGame:
@@ -204,19 +216,22 @@ class WebGame:
         self.updated = self.created
         # Held while a move and the bots' replies are computed (in a worker thread).
         self.lock = threading.Lock()
+        # The table as of the last finished move: what GET answers, even while bots think.
+        self.snapshot: dict | None = None
 
     # -- building ------------------------------------------------------------------
     @classmethod
     def new(cls, game_id: str, game: str, players: int, seat: int, options: dict, bots: list, seed: int):
         try:
             match = Match(game, players, check_setup(game, players, bots, seat), seed, seat, options, io.StringIO())
-        except ValueError as exc:  # a bot or an option the env refuses
-            raise BadInput("bots" if "bot" in str(exc) else "options", str(exc)) from None
+        except ValueError as exc:  # a bot that refuses its parameters (options were checked before)
+            raise BadInput("bots", str(exc), [b["spec"] for b in bot_catalogue(game, {})]) from None
         match.env.reset(seed=seed)
         g = cls(game_id, match)
         g.log.append({"seat": None, "lines": [
             f"{get_game(game).title}, {players} players, seed {seed}. Seats: "
             + ", ".join(match.who(s) for s in range(players)) + "."]})
+        g.snapshot = g.public()
         return g
 
     @classmethod
@@ -244,6 +259,7 @@ class WebGame:
             f"Resumed a saved {setup['game']} game ({g.match.moves_played} moves played)."]}]
         g.created = float(web.get("created", time.time())) if trusted else time.time()
         g.updated = float(web.get("updated", g.created)) if trusted else g.created
+        g.snapshot = g.public()
         return g
 
     def web_extra(self) -> dict:
@@ -282,9 +298,12 @@ class WebGame:
                                    "reload the game", [self.match.moves_played])
         if self.over:
             raise BadInput("action", "the game is over; no move is allowed (start a rematch)", [])
-        legal = [a for a, _ in self.match.legal_moves()]
         if not self.your_turn():
-            raise BadInput("action", f"it is player_{self.match.current_seat()}'s turn, not yours", [])
+            if action is None:  # after a bot failed: let the bots try again
+                return self.run_bots()
+            raise BadInput("action", f"it is player_{self.match.current_seat()}'s turn, not yours; "
+                                     "send {\"action\": null} to let the bots move", [None])
+        legal = [a for a, _ in self.match.legal_moves()]
         if not is_int(action) or int(action) not in legal:
             raise BadInput("action", f"action={action!r} is not a legal move now; allowed values: the ids "
                                      "of the legal moves", legal)
@@ -292,9 +311,11 @@ class WebGame:
         return events + self.run_bots()
 
     def run_bots(self) -> list[dict]:
+        """The bots' moves until the human's turn or the end; then the snapshot is renewed."""
         events = []
         while not self.over and not self.your_turn():
             events.append(self._step(self.match.current_seat(), None))
+        self.snapshot = self.public()
         return events
 
     # -- what the page sees ----------------------------------------------------------

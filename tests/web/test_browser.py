@@ -7,6 +7,7 @@ with the keyboard, from the legal-move list). The bots answer through the same A
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -81,19 +82,29 @@ def click_sly(page, move: dict) -> None:
 CLICK = {"scout": click_scout, "sly": click_sly}
 
 
-def play_to_the_end(page, rng, *, max_moves=400, on_move=None) -> dict:
+def pick(rng, legal: list, done: dict) -> dict:
+    """A legal move: a type not clicked yet if any (else any type), then a move of that type."""
+    kinds = sorted({m["move"]["type"] for m in legal})
+    kind = rng.choice([k for k in kinds if k not in done] or kinds)
+    return rng.choice([m for m in legal if m["move"]["type"] == kind])
+
+
+def play_to_the_end(page, rng, *, max_moves=400, on_move=None, choose=pick) -> dict:
+    """Play my moves until the match is over; ``page.kinds`` counts the move types clicked."""
     t = table(page)
+    page.kinds = {}
     for k in range(max_moves):
         if t["over"]:
             return t
         assert t["your_turn"], "the page waits for a bot although the server has answered"
-        move = rng.choice(t["legal"])
+        move = choose(rng, t["legal"], page.kinds)
         before = t["moves_played"]
-        if k % 7 == 3:  # now and then by keyboard, from the legal-move list
+        if k % 5 == 3 and move["move"]["type"] in page.kinds:  # now and then by keyboard, from the list
             page.focus(f"#move-list button[data-action='{move['id']}']")
             page.keyboard.press("Enter")
         else:
             CLICK[t["game"]](page, move["move"])
+            page.kinds[move["move"]["type"]] = page.kinds.get(move["move"]["type"], 0) + 1
         page.wait_for_function(f"window.APP.table.moves_played > {before} && !window.APP.busy", timeout=60_000)
         t = table(page)
         mine = [e for e in t["log"] if e["seat"] == t["seat"]]
@@ -120,6 +131,7 @@ def test_scout_3p_against_greedy_and_ismcts_by_clicking(live_server, page):
     assert [s["name"] for s in t["seating"]] == ["you", "greedy", "ismcts:iterations=30"]
     t = play_to_the_end(page, random.Random(3))
     check_final_screen(page, t)
+    assert {"flip", "show", "scout", "scout_and_show"} <= set(page.kinds), page.kinds
     assert len(t["view"]["round_scores"]) == 1
     assert page.locator("#round-scores").count() == 1
     # The bots' moves went into the log in words, flips told as private choices.
@@ -141,12 +153,9 @@ def test_scout_2p_by_clicking_shows_chips_and_continued_turn(live_server, page):
         seen["chips"] |= "chips held:" in page.inner_text("#board")
         seen["continued"] |= page.locator("text=Your turn continues").count() > 0
 
-    # Prefer Scouts (2 players: they cost a chip and the turn goes on).
-    rng = random.Random(5)
-    orig = rng.choice
-    rng.choice = lambda legal: orig([m for m in legal if m["move"]["type"] == "scout"] or legal)
-    t = play_to_the_end(page, rng, on_move=watch)
+    t = play_to_the_end(page, random.Random(5), on_move=watch)
     check_final_screen(page, t)
+    assert {"flip", "show", "scout"} <= set(page.kinds), page.kinds
     assert seen["chips"] and seen["continued"]
 
 
@@ -157,6 +166,7 @@ def test_sly_by_clicking_to_the_final_scoring(live_server, page, players):
     assert page.locator("[data-space]").count() == 4 * (1 if players == 2 else 2)
     t = play_to_the_end(page, random.Random(players))
     check_final_screen(page, t)
+    assert {"lay", "expose", "reveal"} <= set(page.kinds), page.kinds
     final = page.inner_text("#sly-final")
     assert "Game over" in final and "Safe Hens" in final
     # The final flip: no card on the table is face down any more.
@@ -204,3 +214,55 @@ def test_narrow_window(live_server, page):
     box_board = page.locator("#board").bounding_box()
     box_side = page.locator("#side").bounding_box()
     assert box_side["y"] >= box_board["y"] + box_board["height"] - 1  # the side panel goes below the table
+
+
+def test_bots_moves_one_by_one_at_the_chosen_pace_and_skip(live_server, page):
+    t = start(page, live_server.url, "sly", 4, bots={1: "random", 2: "random", 3: "random"}, seed=5)
+    page.evaluate("localStorage.setItem('sly-scout-pace', '400')")
+    n0 = len(t["log"])
+    page.click(f"#move-list button[data-action='{t['legal'][0]['id']}']")
+    counts = []
+    while True:
+        counts.append(page.locator("#log li").count())
+        if not page.evaluate("window.APP.busy"):
+            break
+        page.wait_for_timeout(50)
+    counts.append(page.locator("#log li").count())
+    # My move, then each of the three bots' moves appeared on its own.
+    assert counts[-1] == n0 + 4
+    assert {n0 + 2, n0 + 3} <= set(counts), counts
+    # A very slow pace, skipped: the replay ends at once.
+    page.evaluate("localStorage.setItem('sly-scout-pace', '20000')")
+    t = table(page)
+    page.click(f"#move-list button[data-action='{t['legal'][0]['id']}']")
+    page.wait_for_function("window.APP.busy && document.querySelectorAll('#log li').length > %d" % (len(t["log"]) + 1))
+    page.click("#skip-btn")
+    page.wait_for_function("!window.APP.busy", timeout=10_000)
+    assert table(page)["moves_played"] == t["moves_played"] + 4
+
+
+def test_download_then_upload_continues_the_game(live_server, page, tmp_path):
+    t = start(page, live_server.url, "scout", 2, bots={1: "random"}, options={"rounds": "1"}, seed=13)
+    page.click("#btn-turn")
+    page.wait_for_function(f"window.APP.table.moves_played > {t['moves_played']} && !window.APP.busy")
+    t = table(page)
+    with page.expect_download() as info:
+        page.click("#download-link")
+    path = tmp_path / "saved.json"
+    info.value.save_as(path)
+    saved = json.loads(path.read_text())
+    assert saved["format"] == "sly-scout-play" and saved["moves_played"] == t["moves_played"]
+    page.click("#new-btn")
+    page.wait_for_selector("#upload")
+    page.set_input_files("#upload", str(path))
+    page.wait_for_function(f"window.APP.table && window.APP.table.id !== '{t['id']}' && !window.APP.busy")
+    up = table(page)
+    assert up["view"] == t["view"] and up["moves_played"] == t["moves_played"] and up["your_turn"]
+    # A file that is no save is refused with a message, and no game opens.
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "other"}')
+    page.click("#new-btn")
+    page.wait_for_selector("#upload")
+    page.set_input_files("#upload", str(bad))
+    page.wait_for_selector("#error:not([hidden])")
+    assert "Upload refused" in page.inner_text("#error") and "format" in page.inner_text("#error")

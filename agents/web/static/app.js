@@ -13,6 +13,11 @@ const APP = {
 
   $(id) { return document.getElementById(id); },
 
+  // parent.append(...children) without the null/undefined ones (optional parts of a table).
+  put(parent, ...children) {
+    parent.append(...children.flat().filter(c => c !== null && c !== undefined && c !== false));
+  },
+
   el(tag, attrs, ...children) {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
@@ -294,7 +299,10 @@ const APP = {
     if (t.over) st.textContent = "The match is over.";
     else if (APP.busy) st.textContent = t.to_act === t.seat ? "Playing your move" : `${APP.who(t, t.to_act)} is thinking`;
     else if (t.your_turn) st.textContent = "Your turn.";
-    else st.textContent = `${APP.who(t, t.to_act)} to act.`;
+    else {  // a bot's turn with nothing running: a bot failed earlier
+      st.textContent = `${APP.who(t, t.to_act)} to act. `;
+      st.append(APP.el("button", { type: "button", id: "bots-go-on", text: "Let the bots go on", onclick: () => APP.play(null) }));
+    }
   },
 
   drawMoves(t) {
@@ -311,7 +319,7 @@ const APP = {
     const ol = APP.$("log");
     const n = APP.replaying ? APP.replayed : t.log.length;
     ol.replaceChildren(...t.log.slice(0, n).map(e => APP.el("li", { class: e.seat === t.seat ? "mine" : null },
-      e.lines[0], e.lines.length > 1 ? APP.el("span", { class: "detail", text: e.lines.slice(1).join("\n") }) : null)));
+      e.lines[0], e.lines.length > 1 ? APP.el("span", { class: "detail", text: e.lines.slice(1).map(l => l.trim()).join("\n") }) : null)));
     ol.scrollTop = ol.scrollHeight;
   },
 
@@ -353,7 +361,8 @@ const APP = {
       APP.busy = false;
       APP.showError(`That move was refused: ${e.message}`);
       if (e.status === 404 || (e.data && e.data.field === "turn")) { await APP.route(); return; }
-      APP.draw(before);
+      if (e.data && e.data.table) APP.table = e.data.table;  // a bot failed: the game as it stands
+      APP.draw(APP.table);
       return;
     }
     APP.replaying = true;

@@ -28,7 +28,7 @@
       const sas = two ? null : el("span", { class: "tag", text: v.scout_and_show_left[s] ? "S&S chip" : "S&S used" });
       const cards = s === me ? null : el("div", { class: "cards", "aria-label": `player_${s}'s hand` },
         pub.map(c => c ? card(el, c, { class: "card small known" }, true) : back(el)));
-      seats.append(el("div", { class: `seat-box${v.current_player === s && v.phase !== "game_over" ? " to-act" : ""}`,
+      APP.put(seats, el("div", { class: `seat-box${v.current_player === s && v.phase !== "game_over" ? " to-act" : ""}`,
         "data-seat": s },
         el("div", {}, el("span", { class: "swatch", style: `background:${ctx.color(s)}` }), el("b", { text: ctx.who(s) }),
           v.active_owner === s ? el("span", { class: "tag", text: "owns the active set" }) : null),
@@ -36,7 +36,7 @@
         sas, cards));
     }
     const roundNo = Math.min(v.round + 1, v.rounds);
-    root.append(el("div", { class: "pile", text: `Round ${roundNo} of ${v.rounds} · ${v.phase === "game_over" ? "match over" : "phase: " + v.phase}` +
+    APP.put(root, el("div", { class: "pile", text: `Round ${roundNo} of ${v.rounds} · ${v.phase === "game_over" ? "match over" : "phase: " + v.phase}` +
       (two && v.set_aside ? ` · ${v.set_aside} cards set aside for round 2` : "") }), seats);
 
     // -- the active set -----------------------------------------------------------------
@@ -57,9 +57,9 @@
         attrs.onclick = () => { S.pick = pickEnd; S.sel = null; ctx.redraw(); };
         attrs.onkeydown = e => { if (e.key === "Enter" || e.key === " ") attrs.onclick(); };
       }
-      active.append(card(el, c, attrs));
+      APP.put(active, card(el, c, attrs));
     });
-    root.append(el("div", { class: "active-set" },
+    APP.put(root, el("div", { class: "active-set" },
       el("div", {}, el("b", { text: "Active set " }), v.active_owner === null ? "none: any Show may be played"
         : `of ${ctx.who(v.active_owner)} (${v.active_set.length} card${v.active_set.length > 1 ? "s" : ""})`), active));
 
@@ -76,7 +76,7 @@
     };
     hand.forEach((c, i) => {
       const g = gap(i);
-      if (g) handBox.append(g);
+      if (g) APP.put(handBox, g);
       const sel = S.sel && i >= S.sel[0] && i <= S.sel[1];
       const attrs = { class: `card${selectable ? " clickable" : ""}${sel ? " selected" : ""}`, "data-card": i };
       if (selectable) {
@@ -95,16 +95,16 @@
         };
         attrs.onkeydown = e => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); attrs.onclick(); } };
       }
-      handBox.append(card(el, c, attrs));
+      APP.put(handBox, card(el, c, attrs));
     });
     const lastGap = gap(hand.length);
-    if (lastGap) handBox.append(lastGap);
+    if (lastGap) APP.put(handBox, lastGap);
 
     const actions = el("div", { class: "actions" });
     const flips = byType("flip");
     if (flips.length) {
       const keep = flips.find(m => !m.move.flip), turn = flips.find(m => m.move.flip);
-      actions.append(el("span", { text: "Start of the round: " }),
+      APP.put(actions, el("span", { text: "Start of the round: " }),
         el("button", { id: "btn-keep", type: "button", onclick: () => ctx.play(keep.id), text: "Keep this hand" }),
         el("button", { id: "btn-turn", type: "button", onclick: () => ctx.play(turn.id), text: "Turn the hand around" }));
     }
@@ -118,28 +118,29 @@
         label = move ? `Show ${strength}`
           : `Not a legal Show (${vals.join(" ")}): it must be a set or run that beats the active set`;
       }
-      actions.append(el("button", { id: "btn-show", type: "button", class: move ? "primary" : null, disabled: !move,
+      APP.put(actions, el("button", { id: "btn-show", type: "button", class: move ? "primary" : null, disabled: !move,
         onclick: () => move && ctx.play(move.id), text: move ? label : "Show" }),
-        S.sel && !move ? el("span", { class: "help", id: "show-hint", text: label }) : null);
+        S.sel && !move ? el("span", { class: "help", id: "show-hint", text: label })
+          : (!S.sel && !S.pick ? el("span", { class: "help", text: "To Show: click adjacent cards of your hand." }) : null));
     }
     const anyScout = byType("scout").length, anySas = byType("scout_and_show").length;
     if (anyScout || anySas) {
       if (anySas) {
-        actions.append(el("button", { id: "btn-sas", type: "button", "aria-pressed": S.sas ? "true" : "false",
+        APP.put(actions, el("button", { id: "btn-sas", type: "button", "aria-pressed": S.sas ? "true" : "false",
           class: S.sas ? "primary" : null, text: S.sas ? "Scout & Show: on" : "Scout & Show",
           onclick: () => { S.sas = !S.sas; S.pick = null; ctx.redraw(); } }));
       }
       if (S.pick) {
         const c = S.pick === "left" ? v.active_set[0] : v.active_set[v.active_set.length - 1];
         const shown = S.flip ? [c[1], c[0]] : c;
-        actions.append(el("span", { text: "Scouting " }), card(el, shown, { class: "card small picked" }, true),
+        APP.put(actions, el("span", { text: "Scouting " }), card(el, shown, { class: "card small picked" }, true),
           el("button", { id: "btn-flip-scouted", type: "button", "aria-pressed": S.flip ? "true" : "false",
             text: S.flip ? "Flipped (click to keep)" : "Kept (click to flip)",
             onclick: () => { S.flip = !S.flip; ctx.redraw(); } }),
           el("span", { class: "help", text: "Now click a gap in your hand to insert it." }),
           el("button", { type: "button", id: "btn-cancel-scout", text: "Cancel", onclick: () => { S.pick = null; ctx.redraw(); } }));
       } else {
-        actions.append(el("span", { class: "help", text: S.sas
+        APP.put(actions, el("span", { class: "help", text: S.sas
           ? "Scout & Show: pick an end card of the active set, flip or keep it, click a gap; then Show."
           : "To Scout: click an end card of the active set." }));
       }
@@ -153,12 +154,12 @@
     if (flips.length) {
       banners.push("Turned around, your hand would read: " + hand.map(c => c[1]).join(" "));
     }
-    root.append(el("div", { class: "hand-area" }, el("b", { text: `Your hand (${hand.length})` }),
+    APP.put(root, el("div", { class: "hand-area" }, el("b", { text: `Your hand (${hand.length})` }),
       banners.map(b => el("div", { class: "banner", text: b })), handBox, actions));
 
     // -- scores --------------------------------------------------------------------------------
     if (v.round_scores.length) {
-      root.append(el("table", { class: "pile", id: "round-scores" },
+      APP.put(root, el("table", { class: "pile", id: "round-scores" },
         el("tr", {}, el("th", { text: "round" }), [...Array(t.players).keys()].map(s => el("th", { text: ctx.who(s) }))),
         v.round_scores.map((r, i) => el("tr", {}, el("td", { text: String(i + 1) }), r.map(x => el("td", { text: String(x) })))),
         el("tr", {}, el("th", { text: "total" }), v.scores.map(x => el("th", { text: String(x) })))));

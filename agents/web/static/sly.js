@@ -31,14 +31,14 @@
       const gob = v.gobbled[s].map(g => `${g.owner === s ? "own" : `player_${g.owner}'s`} ${NAME(g.card)}`);
       const cap = v.captured[s].map(o => `player_${o}'s Fox`);
       const known = s === me ? [] : v.hands[s].filter(c => c !== null);
-      seats.append(el("div", { class: `seat-box${!v.game_over && v.current_player === s ? " to-act" : ""}`, "data-seat": s },
+      APP.put(seats, el("div", { class: `seat-box${!v.game_over && v.current_player === s ? " to-act" : ""}`, "data-seat": s },
         el("div", {}, el("span", { class: "swatch", style: `background:${ctx.color(s)}` }), el("b", { text: ctx.who(s) }),
           el("span", { class: "tag", text: `score ${v.scores[s]}` })),
         el("div", { class: "pile", text: `${v.hand_sizes[s]} cards in hand` + (known.length ? ` (known: ${known.map(NAME).join(", ")})` : "") }),
         el("div", { class: "pile", text: `gobbled: ${gob.length ? gob.join(", ") : "none"}` }),
         el("div", { class: "pile", text: `captured: ${cap.length ? cap.join(", ") : "none"}` })));
     }
-    root.append(seats);
+    APP.put(root, seats);
 
     // -- the Hen Houses ---------------------------------------------------------------------------
     const houses = el("div", { class: "houses" });
@@ -70,16 +70,16 @@
           attrs.onclick = () => ctx.play(m.id);
           attrs.onkeydown = e => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); ctx.play(m.id); } };
         }
-        spaces.append(el("div", attrs, el("span", { class: "value", text: `value ${k + 1}` }), content,
+        APP.put(spaces, el("div", attrs, el("span", { class: "value", text: `value ${k + 1}` }), content,
           sp && sp.safe ? el("span", { class: "value", text: "Safe" }) : el("span", {})));
       }
-      houses.append(el("div", { class: "house", "data-house": h },
+      APP.put(houses, el("div", { class: "house", "data-house": h },
         el("h3", {}, `Hen House ${h}`, rev ? el("button", { type: "button", "data-reveal": h, text: "Reveal",
           title: rev.text, onclick: () => ctx.play(rev.id) }) : null), spaces));
     }
     const all = reveals.find(m => m.move.house === null);
-    root.append(houses);
-    if (all) root.append(el("div", { class: "actions" }, el("button", { type: "button", id: "btn-reveal-all",
+    APP.put(root, houses);
+    if (all) APP.put(root, el("div", { class: "actions" }, el("button", { type: "button", id: "btn-reveal-all",
       text: "Reveal all face-down cards", onclick: () => ctx.play(all.id) })));
 
     // -- my hand -------------------------------------------------------------------------------------
@@ -94,7 +94,7 @@
         attrs.onclick = () => { S.card = S.card === c ? null : c; ctx.redraw(); };
         attrs.onkeydown = e => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); attrs.onclick(); } };
       }
-      hand.append(slyCard(el, c, me, ctx, attrs));
+      APP.put(hand, slyCard(el, c, me, ctx, attrs));
     }
     let hint = "";
     if (legal.length) {
@@ -102,7 +102,7 @@
         : "Lay: click a card, then a space." + (exposes.length ? " Expose: click an opponent's face-down card." : "")
           + (reveals.length ? " Reveal: a house's button" + (all ? " or Reveal all." : ".") : "");
     }
-    root.append(el("div", { class: "hand-area" }, el("b", { text: "Your hand" }), hand,
+    APP.put(root, el("div", { class: "hand-area" }, el("b", { text: "Your hand" }), hand,
       hint ? el("div", { class: "banner", id: "sly-hint", text: hint }) : null));
 
     // -- the end: the final flip and the scoring ------------------------------------------------------
@@ -118,7 +118,7 @@
         rows.push(el("tr", {}, el("th", { text: ctx.who(s) }), el("td", { text: String(safe) }), el("td", { text: String(gob) }),
           el("td", { text: String(cap) }), el("th", { text: String(v.scores[s]) })));
       }
-      root.append(el("div", { class: "banner", id: "sly-final" }, el("b", { text: "Game over: " }), why,
+      APP.put(root, el("div", { class: "banner", id: "sly-final" }, el("b", { text: "Game over: " }), why,
         el("table", {}, el("tr", {}, ["", "Safe Hens", "gobbled", "captured Foxes", "total"].map(x => el("th", { text: x }))), rows)));
     }
   }
