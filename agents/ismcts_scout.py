@@ -82,7 +82,7 @@ def _worth_trying(state, a):
     al = state[R.O_ACTIVE_LEN]
     code = state[R.O_ACTIVE] if (ef >> 1) == 0 else state[R.O_ACTIVE + al - 1]
     v = (code & 15) if (ef & 1) else (code >> 4)
-    cur = state[R.O_CURRENT_PLAYER]
+    cur = state[R.CURRENT_PLAYER]
     L = state[R.O_HAND_LEN + cur]
     if p == 0 or p == L:
         return True
@@ -96,7 +96,7 @@ def edge_keys(state, observer, scratch, legal, keys, prune):
     n = R.legal_actions(state, scratch)
     if n < 0:
         return n
-    hidden_flip = state[R.O_PHASE] == R.PHASE_FLIP and state[R.O_CURRENT_PLAYER] != observer
+    hidden_flip = state[R.PHASE] == R.PHASE_FLIP and state[R.CURRENT_PLAYER] != observer
     m = 0
     for i in range(n):
         a = scratch[i]
@@ -115,7 +115,7 @@ def prior(state, observer, legal, n, obs, work, values, out):
     From the observer's own observation only; moves the heuristic does not consider get -1e9.
     """
     encode_observation(state, observer, obs)
-    action_values(obs, legal, n, state[R.O_NUM_PLAYERS], work, values)
+    action_values(obs, legal, n, state[R.NUM_PLAYERS], work, values)
     for i in range(n):
         out[i] = -1e9 if values[i] == NEG else values[i] / 100.0
 
@@ -124,7 +124,7 @@ def prior(state, observer, legal, n, obs, work, values, out):
 def rollout(state, policy, scratch, obs, prng, step_cap):
     """Play ``state`` to game over (or ``step_cap`` moves) with compiled ``policy``; returns 0, or -1 on error."""
     k = 0
-    while state[R.O_PHASE] != R.PHASE_GAME_OVER and k < step_cap:
+    while state[R.PHASE] != R.PHASE_GAME_OVER and k < step_cap:
         a = SP.choose(policy, state, scratch, obs, prng)
         if a < 0 or R.apply_action(state, a, scratch) != 0:
             return -1
@@ -136,9 +136,8 @@ class ScoutAdapter:
     """Scout for :class:`agents.ismcts.ISMCTS` (see the protocol in that module)."""
 
     def __init__(self, num_players: int, options: dict, horizon: str = "round", prune: bool = True) -> None:
-        from sly_scout_env.scout.env import scout_options
 
-        opts = scout_options(num_players=num_players, **{k: v for k, v in (options or {}).items()
+        opts = R.parse_options(num_players=num_players, **{k: v for k, v in (options or {}).items()
                                                          if k in ("rounds", "ii_after_empty_set", "score_held_chips")})
         if horizon not in HORIZONS:
             raise ValueError(f"horizon={horizon!r} is not allowed; allowed values: {', '.join(HORIZONS)}")
@@ -156,7 +155,7 @@ class ScoutAdapter:
 
     def root(self, observation, action_mask, info) -> np.ndarray:
         row = row_from_view(info["view"])
-        if self.horizon == "round" and row[R.O_PHASE] != R.PHASE_GAME_OVER:
+        if self.horizon == "round" and row[R.PHASE] != R.PHASE_GAME_OVER:
             row[R.O_ROUNDS] = row[R.O_ROUND] + 1  # the engine ends the game when this round is scored
         return row
 
@@ -164,14 +163,14 @@ class ScoutAdapter:
         determinize(row, seat, rng_word, 0, self._pool)
 
     def seed_row(self, row, word: int) -> None:
-        row[R.O_RNG] = word  # deals of later rounds (horizon "game")
+        row[R.RNG] = word  # deals of later rounds (horizon "game")
         self._prng[0] = np.int64(word) ^ _POLICY_SALT  # the rollout policy's own generator
 
     def current_player(self, row) -> int:
-        return int(row[R.O_CURRENT_PLAYER])
+        return int(row[R.CURRENT_PLAYER])
 
     def is_terminal(self, row) -> bool:
-        return bool(row[R.O_PHASE] == R.PHASE_GAME_OVER)
+        return bool(row[R.PHASE] == R.PHASE_GAME_OVER)
 
     def edge_keys(self, row, observer, legal_out, keys_out) -> int:
         n = int(edge_keys(row, observer, self._scratch, legal_out, keys_out, self.prune))

@@ -23,7 +23,7 @@ from sly_scout_env.sly import policies as SP
 from sly_scout_env.sly import rules as R
 from sly_scout_env.sly.determinize import determinize, row_from_view
 from sly_scout_env.sly.heuristic import greedy_values
-from sly_scout_env.sly.observation import observation_size, observe
+from sly_scout_env.sly.observation import encode_observation, observation_size
 
 
 ROLLOUT_STEP_CAP = 2_000  # Fox-only Reveals could loop for ever in principle
@@ -34,7 +34,7 @@ def edge_keys(state, observer, legal, keys):
     """Legal actions into ``legal`` and the observer's key of each into ``keys``; returns n."""
     n = R.legal_actions(state, legal)
     n_sp = state[R.NUM_SPACES]
-    hidden = state[R.CURRENT] != observer
+    hidden = state[R.CURRENT_PLAYER] != observer
     for i in range(n):
         a = legal[i]
         if hidden and a < 7 * n_sp:
@@ -51,7 +51,7 @@ def prior(state, observer, legal, n, rng, value, obs, row, work, pts, u):
     Computed from the observer's own observation of ``state`` only (what it would see
     there), so it is no peek even in a determinized row.
     """
-    observe(state, observer, obs)
+    encode_observation(state, observer, obs)
     greedy_values(obs, legal, n, state[R.NUM_PLAYERS], state[R.HEN_HOUSES], state[R.REVEAL_ALL], rng, 0,
                   value, row, work, pts, u)
 
@@ -59,14 +59,11 @@ def prior(state, observer, legal, n, rng, value, obs, row, work, pts, u):
 @njit(cache=True)
 def rollout(state, policy, step_cap):
     """Play ``state`` to the end (or ``step_cap`` more steps) with compiled ``policy``."""
-    legal = np.empty(SP.CHOOSE_SCRATCH, dtype=np.int64)
-    obs = np.zeros(1024, dtype=np.float32)
-    p = state[R.NUM_PLAYERS]
-    size = R.CARDS_PER_PLAYER + state[R.NUM_SPACES] * (4 + p + R.CARDS_PER_PLAYER) + 4 * p + 14 * (p - 1)
-    view = obs[:size]
+    scratch = np.empty(SP.CHOOSE_SCRATCH, dtype=np.int64)
+    obs = np.zeros(observation_size(state[R.NUM_PLAYERS], state[R.HEN_HOUSES]), dtype=np.float32)
     cap = state[R.STEPS] + step_cap
-    while state[R.GAME_OVER] == 0 and state[R.STEPS] < cap:
-        R.apply_action(state, SP.choose(policy, state, legal, view))
+    while state[R.PHASE] != R.PHASE_GAME_OVER and state[R.STEPS] < cap:
+        R.apply_action(state, SP.choose(policy, state, scratch, obs), scratch)
 
 
 class SlyAdapter:
@@ -77,8 +74,7 @@ class SlyAdapter:
                                                            if k in ("hen_houses", "reveal_scope", "first_player")})
         self.num_players = opts["num_players"]
         self.num_actions = R.num_actions(opts["hen_houses"])
-        self._template = R.new_row(opts["num_players"], opts["hen_houses"], opts["reveal_scope"],
-                                   opts["first_player"])
+        self._template = R.new_state(**opts)
         self._scores = np.zeros(self.num_players, dtype=np.int64)
         # Scratch of the move prior (allocated once per adapter).
         self._obs = np.zeros(observation_size(opts["num_players"], opts["hen_houses"]), dtype=np.float32)
@@ -99,16 +95,16 @@ class SlyAdapter:
         row[R.RNG] = word
 
     def current_player(self, row) -> int:
-        return int(row[R.CURRENT])
+        return int(row[R.CURRENT_PLAYER])
 
     def is_terminal(self, row) -> bool:
-        return bool(row[R.GAME_OVER])
+        return bool(row[R.PHASE] == R.PHASE_GAME_OVER)
 
     def edge_keys(self, row, observer, legal_out, keys_out) -> int:
         return int(edge_keys(row, observer, legal_out, keys_out))
 
     def apply(self, row, action) -> None:
-        R.apply_action(row, action)
+        R.apply_action(row, action, self._legal)
 
     def rollout(self, row, policy_id) -> None:
         rollout(row, policy_id, ROLLOUT_STEP_CAP)
@@ -119,7 +115,7 @@ class SlyAdapter:
     def best_action(self, row, actions, rng_word) -> int:
         n = len(actions)
         self._legal[:n] = actions
-        prior(row, int(row[R.CURRENT]), self._legal, n, rng_word, self._values, self._obs, self._row, self._work,
+        prior(row, int(row[R.CURRENT_PLAYER]), self._legal, n, rng_word, self._values, self._obs, self._row, self._work,
               self._pts, self._u)
         return int(actions[int(np.argmax(self._values[:n]))])
 

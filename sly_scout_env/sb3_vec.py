@@ -76,7 +76,7 @@ from .simulation import STEP_CAP  # noqa: E402
 from .sly import batch as YB  # noqa: E402
 from .sly import policies as YP  # noqa: E402
 from .sly import rules as YR  # noqa: E402
-from .sly.observation import observe as sly_observe  # noqa: E402
+from .sly.observation import encode_observation as sly_observe  # noqa: E402
 
 __all__ = ["SingleAgentVecEnv", "GAMES"]
 
@@ -138,7 +138,7 @@ def _seat_players(meta, cfg, opp_ids, seat_pol, num_p):
 # ----------------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def _scout_over(state):
-    return state[SR.O_PHASE] == SR.PHASE_GAME_OVER
+    return state[SR.PHASE] == SR.PHASE_GAME_OVER
 
 
 @njit(cache=True)
@@ -146,8 +146,8 @@ def _scout_play_opponents(state, scratch, prng, pobs, seat_pol, meta, cfg):
     """Opponents move until the learner is to act, the game is over or truncated; returns an error code."""
     learner = meta[M_LEARNER]
     k = 0
-    while not _scout_over(state) and state[SR.O_CURRENT_PLAYER] != learner and not _truncated(meta, cfg):
-        a = SP.choose(seat_pol[state[SR.O_CURRENT_PLAYER]], state, scratch, pobs, prng)
+    while not _scout_over(state) and state[SR.CURRENT_PLAYER] != learner and not _truncated(meta, cfg):
+        a = SP.choose(seat_pol[state[SR.CURRENT_PLAYER]], state, scratch, pobs, prng)
         if a < 0 or SR.apply_action(state, a, scratch) != 0:
             return ERR_POLICY
         meta[M_STEPS] += 1
@@ -254,7 +254,7 @@ SLY_LEGAL_SIZE = YP.CHOOSE_SCRATCH  # the legal ids, then the greedy policy's wo
 
 @njit(cache=True, inline="always")
 def _sly_over(state):
-    return state[YR.GAME_OVER] != 0
+    return state[YR.PHASE] == YR.PHASE_GAME_OVER
 
 
 @njit(cache=True)
@@ -262,11 +262,11 @@ def _sly_play_opponents(state, legal, pobs, seat_pol, meta, cfg):
     """Opponents move until the learner is to act, the game is over or truncated; returns an error code."""
     learner = meta[M_LEARNER]
     k = 0
-    while not _sly_over(state) and state[YR.CURRENT] != learner and not _truncated(meta, cfg):
-        a = YP.choose(seat_pol[state[YR.CURRENT]], state, legal, pobs)
+    while not _sly_over(state) and state[YR.CURRENT_PLAYER] != learner and not _truncated(meta, cfg):
+        a = YP.choose(seat_pol[state[YR.CURRENT_PLAYER]], state, legal, pobs)
         if a < 0 or not YR.is_legal(state, a):
             return ERR_POLICY
-        YR.apply_action(state, a)
+        YR.apply_action(state, a, legal)
         meta[M_STEPS] += 1
         k += 1
         if k >= STEP_CAP:
@@ -303,7 +303,7 @@ def _sly_step_row(states, scratch, opts, legal, pobs, seat_pol, meta, opp_ids, c
     state = states[i]
     num_p = state[YR.NUM_PLAYERS]
     learner = meta[i, M_LEARNER]
-    YR.apply_action(state, actions[i])
+    YR.apply_action(state, actions[i], scratch[i])
     meta[i, M_STEPS] += 1
     err = _sly_play_opponents(state, legal[i], pobs[i], seat_pol[i], meta[i], cfg)
     over = _sly_over(state)

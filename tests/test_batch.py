@@ -101,22 +101,18 @@ def test_batched_masks_and_observations_equal_the_single_row_kernels(batch, opti
     np.testing.assert_array_equal(obs, r.obs)
     for i in range(6):
         single = np.zeros(r.obs.shape[1], np.float32)
-        batch.observe(r.states[i], r.seats[i], single)
+        batch.encode_observation(r.states[i], r.seats[i], single)
         np.testing.assert_array_equal(single, r.obs[i])
 
 
 def test_scout_scratch_is_one_row_per_game():
     states, scratch, opts, info = scout_batch.new_batch(5, num_players=3)
-    assert scratch.shape == (5, scout_batch.R.SCRATCH_SIZE) and states.shape == (5, scout_batch.R.STATE_SIZE)
+    assert scratch.shape == (5, scout_batch.R.SCRATCH_SIZE) and states.shape == (5, scout_batch.R.ROW_SIZE)
     assert info["num_actions"] == 614
 
 
-def test_observation_sizes_agree_between_kernels_and_python():
-    from sly_scout_env.scout.observation import observation_size as scout_size
-    from sly_scout_env.sly.observation import observation_size as sly_size
+def test_scout_observation_size_is_the_end_of_its_named_slices():
+    from sly_scout_env.scout.observation import observation_size, observation_slices
 
     for p in (2, 3, 4, 5):
-        assert scout_batch.obs_size_k(p) == scout_size(p)
-    for p in (2, 3, 4):
-        for h in (1, 2):
-            assert sly_batch.observation_size_k(p, h) == sly_size(p, h)
+        assert observation_size(p) == observation_slices(p)["known_cards"].stop

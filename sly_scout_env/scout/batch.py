@@ -5,11 +5,12 @@ kernel loops over rows with ``numba.prange`` into preallocated buffers, and each
 carries its own generator, so a game plays the same whatever its row, the batch size or
 the thread count.
 
-Scout's legal-move kernels need an int64 scratch (``rules.SCRATCH_SIZE``): ``scratch``
-holds one scratch row per game, allocated once with the batch (never per call).
-``opts`` is the int64 array ``[num_players, rounds, ii_after_empty_set, score_held_chips]``
-that :func:`rules.reset` needs to deal a new game. A kernel error (``ERR_HAND_FULL``,
-impossible under the rules) is written to ``errors[i]`` and the caller raises.
+Scout's legal-move kernels need an int64 scratch: ``scratch`` holds one scratch row per
+game (``SCRATCH_SIZE``), allocated once with the batch (never per call). Each row holds
+its game's options (``rules.new_state``); ``opts`` is the int64 array
+``[num_players, rounds, ii_after_empty_set, score_held_chips]`` for callers (the kernels
+read the options from the rows). A kernel error (``ERR_HAND_FULL``, impossible under the
+rules) is written to ``errors[i]`` and the caller raises.
 """
 
 from __future__ import annotations
@@ -29,23 +30,22 @@ from numba import njit, prange  # noqa: E402
 from .._rng import rng_next
 from . import policies as P
 from . import rules as R
-from .env import scout_options
-from .observation import encode_observation as observe
-from .observation import observation_size
+from .observation import encode_observation, observation_size
 
+SCRATCH_SIZE = P.CHOOSE_SCRATCH  # per-row int64 scratch: the rules' and the compiled policies'
 SERIAL_BELOW = 256  # batches smaller than this run on one thread: a parallel launch costs more
 _POLICY_SALT = np.int64(0x5851F42D4C957F2D)  # decorrelates the move generator from the deal generator
 
 
 def new_batch(num_envs: int, num_players=4, **options):
-    """``(states, scratch, opts, info)``: ``num_envs`` zero rows (reset before use).
+    """``(states, scratch, opts, info)``: ``num_envs`` rows holding the options (reset before use).
 
     ``info`` is a dict with ``num_players``, ``num_actions``, ``observation_size`` and the
     resolved ``options``. Unknown or bad options raise ValueError.
     """
-    o = scout_options(num_players=num_players, **options)
-    states = np.zeros((num_envs, R.STATE_SIZE), dtype=np.int64)
-    scratch = np.zeros((num_envs, R.SCRATCH_SIZE), dtype=np.int64)
+    o = R.parse_options(num_players=num_players, **options)
+    states = np.tile(R.new_state(**o), (num_envs, 1))
+    scratch = np.zeros((num_envs, SCRATCH_SIZE), dtype=np.int64)
     opts = _opts(o["num_players"], o["rounds"], o["ii_after_empty_set"], o["score_held_chips"])
     info = {
         "num_players": o["num_players"],
@@ -62,13 +62,13 @@ def _opts(num_players, rounds, ii_after_empty_set, score_held_chips):
 
 @njit(cache=True, inline="always")
 def game_over(state):
-    return state[R.O_PHASE] == R.PHASE_GAME_OVER
+    return state[R.PHASE] == R.PHASE_GAME_OVER
 
 
 @njit(cache=True)
 def points_into(state, out):
     """Points paid so far under ``reward="score"``: the game totals of the scored rounds."""
-    for p in range(state[R.O_NUM_PLAYERS]):
+    for p in range(state[R.NUM_PLAYERS]):
         out[p] = state[R.O_SCORES + p]
 
 
@@ -80,15 +80,14 @@ def scores_into(state, out):
 
 @njit(cache=True)
 def _reset_one(state, scratch, opts, word):
-    R.reset(state, opts[0], opts[1], opts[2] != 0, opts[3] != 0, word)
+    R.reset(state, word)
     return 0
 
 
 @njit(cache=True)
 def _mask_one(state, out, scratch):
-    if R.legal_mask(state, out, scratch) == R.ERR_HAND_FULL:  # all zeros once the game is over
-        return R.ERR_HAND_FULL
-    return 0
+    count = R.legal_mask(state, out, scratch)  # all zeros once the game is over
+    return count if count < 0 else 0
 
 
 @njit(cache=True)
@@ -99,14 +98,14 @@ def _apply_one(state, action, scratch):
 @njit(cache=True)
 def _new_word(state):
     """A seed word for the next game of this row, drawn from the row's own generator."""
-    return np.int64(rng_next(state, R.O_RNG))
+    return np.int64(rng_next(state, R.RNG))
 
 
 @njit(cache=True)
 def _observe_current(state, i, obs, masks, seats, scratch):
-    seat = state[R.O_CURRENT_PLAYER]
+    seat = state[R.CURRENT_PLAYER]
     seats[i] = seat
-    observe(state, seat, obs[i])
+    encode_observation(state, seat, obs[i])
     return _mask_one(state, masks[i], scratch)
 
 
@@ -184,7 +183,7 @@ def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_step
     if over or trunc:
         scores_into(state, final_scores[i])
         for p in range(num_p):
-            observe(state, p, final_obs[i, p])
+            encode_observation(state, p, final_obs[i, p])
         if autoreset:
             _reset_one(state, scratch[i], opts, _new_word(state))
             ep_steps[i] = 0
@@ -229,7 +228,7 @@ def legal_masks(states, scratch, masks):
 def observe_rows(states, seats, obs):
     """Seat ``seats[i]``'s observation of row ``i`` into ``obs[i]``."""
     for i in prange(states.shape[0]):
-        observe(states[i], seats[i], obs[i])
+        encode_observation(states[i], seats[i], obs[i])
 
 
 # -- simulation at scale -----------------------------------------------------------------
@@ -239,16 +238,16 @@ SIM_OPTIONS = ("ii_after_empty_set", "score_held_chips")
 
 
 def sim_template(num_players, **options):
-    """``(opts array, num_players)`` for :func:`play_rows` (a hand = one round: rounds=1)."""
+    """``(template row, num_players)`` for :func:`play_rows` (a hand = one round: rounds=1)."""
     for k in options:
         if k not in SIM_OPTIONS:
             raise ValueError(f"unknown option {k!r} for scout; allowed options: {', '.join(SIM_OPTIONS)}")
-    o = scout_options(num_players=num_players, rounds=1, **options)
-    return _opts(o["num_players"], 1, o["ii_after_empty_set"], o["score_held_chips"]), o["num_players"]
+    o = R.parse_options(num_players=num_players, rounds=1, **options)
+    return R.new_state(**o), o["num_players"]
 
 
 @njit(cache=True, parallel=True)
-def play_rows(opts, words, policy_ids, step_cap, scores, steps, ends):
+def play_rows(template, words, policy_ids, step_cap, scores, steps, ends):
     """Play one hand per seed word with the compiled policies ``policy_ids[seat]``.
 
     The deal comes from the row generator (word ``words[g]``), the moves from a policy
@@ -257,27 +256,27 @@ def play_rows(opts, words, policy_ids, step_cap, scores, steps, ends):
     stopped the hand, -1 if a policy failed). Returns the number of failed hands.
     """
     n = words.shape[0]
-    num_p = opts[0]
+    num_p = template[R.NUM_PLAYERS]
     blocks = (n + PLAY_BLOCK - 1) // PLAY_BLOCK
     bad = 0
     for b in prange(blocks):
-        state = np.zeros(R.STATE_SIZE, dtype=np.int64)
-        scratch = np.zeros(R.SCRATCH_SIZE, dtype=np.int64)
-        obs = np.zeros(obs_size_k(num_p), dtype=np.float32)
+        state = template.copy()
+        scratch = np.zeros(SCRATCH_SIZE, dtype=np.int64)
+        obs = np.zeros(observation_size(num_p), dtype=np.float32)
         rng = np.zeros(1, dtype=np.int64)
         for g in range(b * PLAY_BLOCK, min(n, (b + 1) * PLAY_BLOCK)):
-            _reset_one(state, scratch, opts, words[g])
+            R.reset(state, words[g])
             rng[0] = words[g] ^ _POLICY_SALT
             k = 0
             failed = False
-            while state[R.O_PHASE] != R.PHASE_GAME_OVER and k < step_cap:
-                a = P.choose(policy_ids[state[R.O_CURRENT_PLAYER]], state, scratch, obs, rng)
+            while state[R.PHASE] != R.PHASE_GAME_OVER and k < step_cap:
+                a = P.choose(policy_ids[state[R.CURRENT_PLAYER]], state, scratch, obs, rng)
                 if a < 0 or R.apply_action(state, a, scratch) != 0:
                     failed = True
                     break
                 k += 1
             steps[g] = k
-            if state[R.O_PHASE] == R.PHASE_GAME_OVER:
+            if state[R.PHASE] == R.PHASE_GAME_OVER:
                 ends[g] = state[R.O_LAST_END_REASON]
                 for s in range(num_p):
                     scores[g, s] = state[R.O_LAST_ROUND_SCORES + s]
@@ -289,9 +288,3 @@ def play_rows(opts, words, policy_ids, step_cap, scores, steps, ends):
                 bad += 1
     return bad
 
-
-@njit(cache=True)
-def obs_size_k(num_players):
-    """``observation.observation_size`` for use inside kernels."""
-    H = R.max_hand(num_players)
-    return 4 * H + 3 * R.ACTIVE_CAP + num_players + 1 + 5 * num_players + 4 + 2 + num_players + 3 * H * (num_players - 1)

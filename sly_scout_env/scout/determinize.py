@@ -38,7 +38,7 @@ from numba import njit
 
 from .._rng import rng_below, rng_next
 from . import rules as R
-from .text import dict_to_state
+from .codec import dict_to_state
 
 # The hidden cards are a subset of the deck, so the pool never holds more than the deck.
 MAX_HIDDEN = R.DECK_CAP
@@ -49,7 +49,7 @@ def _is_hidden(state, seat, s, i):
     """Whether hand slot ``i`` of seat ``s`` is hidden from ``seat``."""
     if s == seat:
         return False
-    if state[R.O_PHASE] == R.PHASE_FLIP:
+    if state[R.PHASE] == R.PHASE_FLIP:
         return True  # during the flip phase even a known card's side would tell the private choice
     return state[R.O_KNOWN + s * R.HAND_CAP + i] == 0
 
@@ -57,7 +57,7 @@ def _is_hidden(state, seat, s, i):
 @njit(cache=True)
 def count_hidden(state, seat):
     """Number of cards hidden from ``seat`` (opponents' unknown hand cards + set-aside half)."""
-    n = state[R.O_NUM_PLAYERS]
+    n = state[R.NUM_PLAYERS]
     m = 0
     for s in range(n):
         for i in range(state[R.O_HAND_LEN + s]):
@@ -76,7 +76,7 @@ def determinize(state, seat, rng, rng_off, pool):
     (public) and the multiset of hidden cards (the complement of the public cards), so
     the result's distribution depends on the observer's information only.
     """
-    n = state[R.O_NUM_PLAYERS]
+    n = state[R.NUM_PLAYERS]
     m = 0
     for s in range(n):
         h = R.O_HANDS + s * R.HAND_CAP
@@ -168,5 +168,5 @@ def row_from_view(view: dict) -> np.ndarray:
     d = {key: v for key, v in view.items() if key not in ("viewer", "hand_sizes")}
     d["hands"] = hands
     d["set_aside"] = hidden[k : k + set_aside_len]
-    row, _, _ = dict_to_state(d, n)
+    row, _ = dict_to_state(d, R.new_state(**R.parse_options(num_players=n)))
     return row

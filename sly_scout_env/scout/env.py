@@ -169,37 +169,12 @@ position may use a few cards). ``state_dict(from_state_dict(d)) == d``.
 
 from __future__ import annotations
 
-import numpy as np
-
-from .._aec import CardGameRawEnv, check_choice, make_env_fn
+from .._aec import CardGameRawEnv, make_env_fn
 from . import rules as R
-from .rules import ERR_HAND_FULL, O_CURRENT_PLAYER, O_PHASE, O_ROUND, PHASE_GAME_OVER, apply_action, legal_mask
+from .rules import ERR_HAND_FULL, CURRENT_PLAYER, PHASE, O_ROUND, PHASE_GAME_OVER, apply_action, legal_mask
+from . import codec as C
 from . import text as T
 from .observation import encode_observation, observation_size
-
-PLAYER_COUNTS = (2, 3, 4, 5)
-OPTION_NAMES = ("num_players", "rounds", "ii_after_empty_set", "score_held_chips")
-
-
-def scout_options(num_players=4, rounds=None, ii_after_empty_set=True, score_held_chips=True, **unknown) -> dict:
-    """Validate Scout's game options; return them as a dict (rounds resolved to an int)."""
-    if unknown:
-        name = next(iter(unknown))
-        raise ValueError(
-            f"unknown option {name!r}; allowed options: {', '.join(OPTION_NAMES)}, render_mode, reward, max_steps"
-        )
-    num_players = check_choice("num_players", num_players, PLAYER_COUNTS)
-    if rounds is None:
-        rounds = 2 if num_players == 2 else num_players
-    if isinstance(rounds, (bool, np.bool_)) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
-        raise ValueError(f"rounds={rounds!r} is not allowed; allowed values: None (official count) or an int >= 1")
-    return {
-        "num_players": num_players,
-        "rounds": int(rounds),
-        "ii_after_empty_set": check_choice("ii_after_empty_set", ii_after_empty_set, (True, False)),
-        "score_held_chips": check_choice("score_held_chips", score_held_chips, (True, False)),
-    }
-
 
 class raw_env(CardGameRawEnv):
     """Scout as a PettingZoo AEC env (see the module docstring)."""
@@ -208,12 +183,12 @@ class raw_env(CardGameRawEnv):
 
     # -- configuration ------------------------------------------------------------------
     def _configure(self, **options) -> None:
-        self.options = scout_options(**options)
+        self.options = R.parse_options(**options)
         self.num_players = self.options["num_players"]
         self.max_hand = int(R.max_hand(self.num_players))
         self.num_actions = int(R.num_actions(self.num_players))
         self.observation_size = observation_size(self.num_players)
-        self._state = R.make_state()
+        self._state = R.new_state(**self.options)
         self._scores_view = self._state[R.O_SCORES : R.O_SCORES + self.num_players]
         self._scratch_k = R.make_scratch()
         self._round_scores: list[list[int]] = []
@@ -221,18 +196,17 @@ class raw_env(CardGameRawEnv):
 
     # -- kernel hooks -----------------------------------------------------------------------
     def _k_reset(self, seed_word: int) -> None:
-        o = self.options
-        R.reset(self._state, o["num_players"], o["rounds"], o["ii_after_empty_set"], o["score_held_chips"], seed_word)
+        R.reset(self._state, seed_word)
         self._round_scores = []
         self._round_end_reasons = []
 
     # The hooks below run on every step: they read the row with .item() and module-level
     # constants, because numpy scalar indexing and attribute lookups dominate at this scale.
     def _k_current_player(self) -> int:
-        return self._state.item(O_CURRENT_PLAYER)
+        return self._state.item(CURRENT_PLAYER)
 
     def _k_game_over(self) -> bool:
-        return self._state.item(O_PHASE) == PHASE_GAME_OVER
+        return self._state.item(PHASE) == PHASE_GAME_OVER
 
     def _k_legal_mask(self, out) -> None:
         if legal_mask(self._state, out, self._scratch_k) == ERR_HAND_FULL:
@@ -269,22 +243,22 @@ class raw_env(CardGameRawEnv):
     def action_to_str(self, a) -> str:
         s = self._state
         hand = active = None
-        if self._has_reset and s[R.O_PHASE] in (R.PHASE_PLAY, R.PHASE_SHOW_AFTER_SCOUT):
-            h = R.O_HANDS + int(s[R.O_CURRENT_PLAYER]) * R.HAND_CAP
-            hand = s[h : h + s[R.O_HAND_LEN + s[R.O_CURRENT_PLAYER]]]
+        if self._has_reset and s[R.PHASE] in (R.PHASE_PLAY, R.PHASE_SHOW_AFTER_SCOUT):
+            h = R.O_HANDS + int(s[R.CURRENT_PLAYER]) * R.HAND_CAP
+            hand = s[h : h + s[R.O_HAND_LEN + s[R.CURRENT_PLAYER]]]
             active = s[R.O_ACTIVE : R.O_ACTIVE + s[R.O_ACTIVE_LEN]]
         return T.action_to_str(a, self.num_players, hand, active)
 
     def render_text(self, viewer) -> str:
-        return T.render_table(self._state, viewer, self._round_scores)
+        return T.render_text(self._state, viewer, (self._round_scores, self._round_end_reasons))
 
     def state_dict(self) -> dict:
         if not self._has_reset:
             raise RuntimeError("call reset() or from_state_dict() before state_dict()")
-        return T.state_to_dict(self._state, self._round_scores, self._round_end_reasons)
+        return C.state_to_dict(self._state, (self._round_scores, self._round_end_reasons))
 
     def _load_state_dict(self, d: dict) -> None:
-        row, scores, reasons = T.dict_to_state(d, self.num_players)
+        row, (scores, reasons) = C.dict_to_state(d, self._state)
         self._state[:] = row
         self.options.update(
             rounds=int(row[R.O_ROUNDS]),

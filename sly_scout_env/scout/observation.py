@@ -35,8 +35,8 @@ from .rules import (
     O_HANDS,
     O_KNOWN,
     O_MAX_HAND,
-    O_NUM_PLAYERS,
-    O_PHASE,
+    NUM_PLAYERS,
+    PHASE,
     O_ROUND,
     O_ROUNDS,
     O_SAS_LEFT,
@@ -70,15 +70,19 @@ def observation_slices(num_players: int) -> dict[str, slice]:
     return out
 
 
-def observation_size(num_players: int) -> int:
-    return observation_slices(num_players)["known_cards"].stop
+@njit(cache=True)
+def observation_size(num_players):
+    """Length of the observation vector (the table in the module docstring); callable from kernels."""
+    H = max_hand(num_players)
+    N = num_players
+    return 4 * H + 3 * ACTIVE_CAP + (N + 1) + PLAYER_FIELDS * N + 4 + 2 + N + 3 * H * (N - 1)
 
 
 @njit(cache=True)
 def encode_observation(state, seat, out):
     """Write ``seat``'s observation into the float32 buffer ``out`` (every entry is written)."""
     out[:] = 0.0
-    n = state[O_NUM_PLAYERS]
+    n = state[NUM_PLAYERS]
     H = state[O_MAX_HAND]
     o = 0
     h = O_HANDS + seat * HAND_CAP
@@ -110,7 +114,7 @@ def encode_observation(state, seat, out):
         out[o + 3] = state[O_SAS_LEFT + s]
         out[o + 4] = state[O_SCORES + s]
         o += PLAYER_FIELDS
-    out[o + state[O_PHASE]] = 1.0
+    out[o + state[PHASE]] = 1.0
     o += 4
     out[o] = state[O_ROUND]
     out[o + 1] = state[O_ROUNDS]

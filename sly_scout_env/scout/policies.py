@@ -38,6 +38,10 @@ assert R.SCRATCH_SIZE - R.S_SETB >= WORK_SIZE
 # a policy's id is its index here.
 POLICY_NAMES = ("random", "greedy")
 
+# Length of the int64 scratch that ``choose`` needs: the rules scratch (legal ids first,
+# greedy's workspace in its tail).
+CHOOSE_SCRATCH = R.SCRATCH_SIZE
+
 
 def policy_id(name: str) -> int:
     """The id of a compiled policy by name; ValueError naming the allowed names."""
@@ -54,7 +58,7 @@ def choose(policy_id, state, scratch, obs, rng):
     if policy_id == RANDOM:
         return scratch[R.S_ACTS + rng_below(rng, 0, n)]
     if policy_id == GREEDY:
-        seat = state[R.O_CURRENT_PLAYER]
+        seat = state[R.CURRENT_PLAYER]
         encode_observation(state, seat, obs)
-        return greedy_act(obs, scratch[R.S_ACTS : R.S_ACTS + n], n, state[R.O_NUM_PLAYERS], rng, scratch[R.S_SETB :])
+        return greedy_act(obs, scratch[R.S_ACTS : R.S_ACTS + n], n, state[R.NUM_PLAYERS], rng, scratch[R.S_SETB :])
     return -1

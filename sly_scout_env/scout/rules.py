@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from .._rng import rng_next, rng_shuffle
+from ..checks import check_choice
 
 MAX_PLAYERS = 5
 MAX_SHOW = 10  # a set has at most 9 cards (each number is on 9 cards), a run at most 10 numbers
@@ -44,7 +45,7 @@ DECK_CAP = 45  # the full deck
 SET_ASIDE_CAP = 22  # 2 players: the half dealt in the next round
 ACTIVE_CAP = MAX_SHOW
 
-# Phases (state[O_PHASE]); the names are those of state_dict()["phase"].
+# Phases (state[PHASE]); the names are those of state_dict()["phase"].
 PHASE_FLIP = 0  # each player in turn decides once whether to turn the whole hand
 PHASE_PLAY = 1  # Show / Scout / Scout & Show
 PHASE_SHOW_AFTER_SCOUT = 2  # the Show half of Scout & Show: only Shows are legal
@@ -59,15 +60,15 @@ END_ALL_SCOUTED = 2  # (ii): every other player only Scouted (2 players: the oth
 ERR_HAND_FULL = -1  # returned instead of a count/0 if a Scout would exceed MAX_HAND (provably impossible)
 
 # --- state row layout: one comment per field -------------------------------------------
-O_NUM_PLAYERS = 0  # number of players, 2..5
+NUM_PLAYERS = 0  # number of players, 2..5
 O_ROUNDS = 1  # rounds in the game (option "rounds")
 O_II_AFTER_EMPTY = 2  # option ii_after_empty_set: 1 = (ii) also ends the round after the active set was scouted empty
 O_SCORE_HELD = 3  # option score_held_chips: 1 = with 2 players each chip still held scores +1
 O_MAX_HAND = 4  # MAX_HAND of this player count (H of the action layout)
 O_ROUND = 5  # round being played, 0-based; == rounds once the game is over
 O_STARTING_PLAYER = 6  # seat that starts this round (round mod players)
-O_CURRENT_PLAYER = 7  # seat to act
-O_PHASE = 8  # PHASE_*
+CURRENT_PLAYER = 7  # seat to act
+PHASE = 8  # PHASE_*
 O_ACTIVE_OWNER = 9  # seat that showed the active set (kept after it is scouted empty); -1 before the round's first Show
 O_ACTIVE_LEN = 10  # cards in the active set
 O_ACTIVE = 11  # active set: ACTIVE_CAP card codes, left to right as shown
@@ -84,8 +85,8 @@ O_SCORES = O_SET_ASIDE + SET_ASIDE_CAP  # per seat: game total (sum of the finis
 O_LAST_ROUND_SCORES = O_SCORES + MAX_PLAYERS  # per seat: score of the last finished round
 O_LAST_END_REASON = O_LAST_ROUND_SCORES + MAX_PLAYERS  # END_* of the last finished round
 O_DECK = O_LAST_END_REASON + 1  # DECK_CAP codes: scratch of the last shuffle (not part of the game state)
-O_RNG = O_DECK + DECK_CAP  # splitmix64 generator word for shuffling
-STATE_SIZE = O_RNG + 1
+RNG = O_DECK + DECK_CAP  # splitmix64 generator word for shuffling
+ROW_SIZE = RNG + 1
 
 # --- scratch layout (int64) -------------------------------------------------------------
 MAX_ACTIONS = 2 + MAX_SHOW * HAND_CAP + 8 * HAND_CAP  # 740: the largest action space
@@ -107,8 +108,38 @@ def make_scratch() -> np.ndarray:
     return np.zeros(SCRATCH_SIZE, dtype=np.int64)
 
 
-def make_state() -> np.ndarray:
-    return np.zeros(STATE_SIZE, dtype=np.int64)
+PLAYER_COUNTS = (2, 3, 4, 5)
+OPTION_NAMES = ("num_players", "rounds", "ii_after_empty_set", "score_held_chips")
+
+
+def parse_options(num_players=4, rounds=None, ii_after_empty_set=True, score_held_chips=True, **unknown) -> dict:
+    """Validate Scout's game options; return them as a dict (rounds resolved to an int).
+
+    Raises ValueError naming the bad option and the allowed values.
+    """
+    if unknown:
+        name = next(iter(unknown))
+        raise ValueError(
+            f"unknown option {name!r}; allowed options: {', '.join(OPTION_NAMES)}, render_mode, reward, max_steps"
+        )
+    num_players = check_choice("num_players", num_players, PLAYER_COUNTS)
+    if rounds is None:
+        rounds = 2 if num_players == 2 else num_players
+    if isinstance(rounds, (bool, np.bool_)) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
+        raise ValueError(f"rounds={rounds!r} is not allowed; allowed values: None (official count) or an int >= 1")
+    return {
+        "num_players": num_players,
+        "rounds": int(rounds),
+        "ii_after_empty_set": check_choice("ii_after_empty_set", ii_after_empty_set, (True, False)),
+        "score_held_chips": check_choice("score_held_chips", score_held_chips, (True, False)),
+    }
+
+
+def new_state(num_players: int, rounds: int, ii_after_empty_set: bool, score_held_chips: bool) -> np.ndarray:
+    """A state row holding the options of :func:`parse_options` (call :func:`reset` before playing)."""
+    state = np.zeros(ROW_SIZE, dtype=np.int64)
+    configure(state, num_players, rounds, int(ii_after_empty_set), int(score_held_chips))
+    return state
 
 
 # --- sizes per player count -------------------------------------------------------------
@@ -166,15 +197,28 @@ def flipped(code):
 
 # --- reset and dealing --------------------------------------------------------------------
 @njit(cache=True)
-def reset(state, num_players, rounds, ii_after_empty_set, score_held_chips, seed_word):
-    """Start a new game: options, zero scores, deal round 0. ``seed_word`` seeds the row's generator."""
-    state[:] = 0
-    state[O_NUM_PLAYERS] = num_players
+def configure(state, num_players, rounds, ii_after_empty_set, score_held_chips):
+    """Write the options (ints; the flags 0/1) into the row: the fields :func:`reset` keeps."""
+    state[NUM_PLAYERS] = num_players
     state[O_ROUNDS] = rounds
-    state[O_II_AFTER_EMPTY] = 1 if ii_after_empty_set else 0
-    state[O_SCORE_HELD] = 1 if score_held_chips else 0
+    state[O_II_AFTER_EMPTY] = 1 if ii_after_empty_set != 0 else 0
+    state[O_SCORE_HELD] = 1 if score_held_chips != 0 else 0
     state[O_MAX_HAND] = max_hand(num_players)
-    state[O_RNG] = seed_word
+
+
+@njit(cache=True)
+def reset(state, seed_word):
+    """Start a new game with the options already in the row: zero scores, deal round 0.
+
+    ``seed_word`` seeds the row's generator.
+    """
+    num_players = state[NUM_PLAYERS]
+    rounds = state[O_ROUNDS]
+    ii_after_empty_set = state[O_II_AFTER_EMPTY]
+    score_held_chips = state[O_SCORE_HELD]
+    state[:] = 0
+    configure(state, num_players, rounds, ii_after_empty_set, score_held_chips)
+    state[RNG] = seed_word
     state[O_ROUND] = 0
     deal_round(state)
 
@@ -182,13 +226,13 @@ def reset(state, num_players, rounds, ii_after_empty_set, score_held_chips, seed
 @njit(cache=True)
 def deal_round(state):
     """Deal round state[O_ROUND]: clear the table, hands from a fresh shuffle (or the set-aside half)."""
-    n = state[O_NUM_PLAYERS]
+    n = state[NUM_PLAYERS]
     r = state[O_ROUND]
     k = cards_dealt(n)
     start = r % n
     state[O_STARTING_PLAYER] = start
-    state[O_CURRENT_PLAYER] = start
-    state[O_PHASE] = PHASE_FLIP
+    state[CURRENT_PLAYER] = start
+    state[PHASE] = PHASE_FLIP
     state[O_ACTIVE_OWNER] = -1
     state[O_ACTIVE_LEN] = 0
     state[O_ACTIVE : O_ACTIVE + ACTIVE_CAP] = 0
@@ -218,9 +262,9 @@ def deal_round(state):
                 m += 1
     # Shuffle order, then orientation (one generator draw per card).
     deck = state[O_DECK : O_DECK + DECK_CAP]
-    rng_shuffle(state, O_RNG, deck, m)
+    rng_shuffle(state, RNG, deck, m)
     for i in range(m):
-        if rng_next(state, O_RNG) & np.uint64(1):
+        if rng_next(state, RNG) & np.uint64(1):
             state[O_DECK + i] = flipped(state[O_DECK + i])
     for s in range(n):
         for j in range(k):
@@ -352,16 +396,16 @@ def legal_actions(state, scratch):
     Returns ERR_HAND_FULL if a Scout would be legal but the hand already holds MAX_HAND
     cards (impossible in a game played by the rules; guards hand-made states).
     """
-    phase = state[O_PHASE]
+    phase = state[PHASE]
     if phase == PHASE_GAME_OVER:
         return 0
     if phase == PHASE_FLIP:
         scratch[0] = 0
         scratch[1] = 1
         return 2
-    n = state[O_NUM_PLAYERS]
+    n = state[NUM_PLAYERS]
     H = state[O_MAX_HAND]
-    cur = state[O_CURRENT_PLAYER]
+    cur = state[CURRENT_PLAYER]
     h = O_HANDS + cur * HAND_CAP
     L = state[O_HAND_LEN + cur]
     al = state[O_ACTIVE_LEN]
@@ -438,7 +482,7 @@ def legal_mask(state, out, scratch):
 @njit(cache=True)
 def _end_round(state, reason, exempt):
     """Score the round (``exempt`` keeps its hand cards for free), then deal the next or end the game."""
-    n = state[O_NUM_PLAYERS]
+    n = state[NUM_PLAYERS]
     for s in range(n):
         chips = state[O_SCOUT_CHIPS + s]
         if n == 2 and state[O_SCORE_HELD] == 0:
@@ -451,7 +495,7 @@ def _end_round(state, reason, exempt):
     state[O_LAST_END_REASON] = reason
     state[O_ROUND] += 1
     if state[O_ROUND] >= state[O_ROUNDS]:
-        state[O_PHASE] = PHASE_GAME_OVER
+        state[PHASE] = PHASE_GAME_OVER
     else:
         deal_round(state)
 
@@ -469,7 +513,7 @@ def _two_player_decision_point(state, seat, scratch):
 
 @njit(cache=True)
 def _show(state, cur, start, length, scratch):
-    n = state[O_NUM_PLAYERS]
+    n = state[NUM_PLAYERS]
     h = O_HANDS + cur * HAND_CAP
     kn = O_KNOWN + cur * HAND_CAP
     L = state[O_HAND_LEN + cur]
@@ -490,19 +534,19 @@ def _show(state, cur, start, length, scratch):
         state[h + i] = 0
         state[kn + i] = 0
     state[O_HAND_LEN + cur] = L - length
-    state[O_PHASE] = PHASE_PLAY
+    state[PHASE] = PHASE_PLAY
     if L - length == 0:
         _end_round(state, END_EMPTY_HAND, -1)
         return
     nxt = (cur + 1) % n
-    state[O_CURRENT_PLAYER] = nxt
+    state[CURRENT_PLAYER] = nxt
     if n == 2:
         _two_player_decision_point(state, nxt, scratch)
 
 
 @njit(cache=True)
 def _scout(state, cur, end, flip, pos, is_sas, scratch):
-    n = state[O_NUM_PLAYERS]
+    n = state[NUM_PLAYERS]
     L = state[O_HAND_LEN + cur]
     if L >= state[O_MAX_HAND]:
         return ERR_HAND_FULL
@@ -533,22 +577,22 @@ def _scout(state, cur, end, flip, pos, is_sas, scratch):
     state[O_SCOUT_CHIPS + owner] += 1
     if is_sas:
         state[O_SAS_LEFT + cur] = 0
-        state[O_PHASE] = PHASE_SHOW_AFTER_SCOUT
+        state[PHASE] = PHASE_SHOW_AFTER_SCOUT
         return 0
     nxt = (cur + 1) % n
     if nxt == owner and (state[O_ACTIVE_LEN] > 0 or state[O_II_AFTER_EMPTY] == 1):
         _end_round(state, END_ALL_SCOUTED, owner)
     else:
-        state[O_CURRENT_PLAYER] = nxt
+        state[CURRENT_PLAYER] = nxt
     return 0
 
 
 @njit(cache=True)
 def apply_action(state, action, scratch):
     """Apply a legal action (the caller checked legality). Returns 0 or ERR_HAND_FULL (state untouched)."""
-    phase = state[O_PHASE]
-    cur = state[O_CURRENT_PLAYER]
-    n = state[O_NUM_PLAYERS]
+    phase = state[PHASE]
+    cur = state[CURRENT_PLAYER]
+    n = state[NUM_PLAYERS]
     H = state[O_MAX_HAND]
     if phase == PHASE_FLIP:
         if action == 1:
@@ -557,8 +601,8 @@ def apply_action(state, action, scratch):
                 state[h + i] = flipped(state[h + i])  # flip in place, order kept
         nxt = (cur + 1) % n
         if nxt == state[O_STARTING_PLAYER]:
-            state[O_PHASE] = PHASE_PLAY
-        state[O_CURRENT_PLAYER] = nxt
+            state[PHASE] = PHASE_PLAY
+        state[CURRENT_PLAYER] = nxt
         return 0
     scout_base = 2 + MAX_SHOW * H
     if action < scout_base:

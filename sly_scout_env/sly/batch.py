@@ -20,12 +20,13 @@ obs, masks, seats, rewards, terms, truncs, final_obs, final_scores, has_final, e
     and write the next observation / mask / seat. A row with ``actions[i] < 0`` is left
     as it is (a finished game waiting for a reset). ``final_scores[i]`` gets the points
     of a finished (or truncated) game before it restarts.
-``play_rows(states, scratch, opts, words, policy_ids, step_cap, scores, steps, ends)``
-    play one whole game per word with compiled policies (simulation at scale).
+``play_rows(template, words, policy_ids, step_cap, scores, steps, ends)``
+    play one whole game per word from the row ``template`` (:func:`sim_template`) with
+    compiled policies (simulation at scale).
 
-``scratch`` is a per-row int64 scratch (Sly needs none: a ``(N, 1)`` dummy keeps the
-signature); ``opts`` is unused by Sly (the options live in each row from
-:func:`new_batch`).
+``scratch`` holds one int64 scratch row per game (``SCRATCH_SIZE``: the legal-move
+kernels' and the compiled policies'); ``opts`` is unused by Sly (the options live in
+each row from :func:`new_batch`).
 
 Why ``step_rows`` and ``play_rows`` are written out again in ``scout/batch.py`` rather
 than built once by a factory over each game's per-row kernels: Numba never caches such
@@ -51,9 +52,9 @@ from numba import njit, prange  # noqa: E402
 from .._rng import rng_next
 from . import policies as P
 from . import rules as R
-from .observation import observation_size, observe
+from .observation import encode_observation, observation_size
 
-SCRATCH_SIZE = 1  # Sly's kernels need no scratch
+SCRATCH_SIZE = P.CHOOSE_SCRATCH  # per-row int64 scratch: the rules' and the compiled policies'
 SERIAL_BELOW = 256  # batches smaller than this run on one thread: a parallel launch costs more
 
 
@@ -68,8 +69,7 @@ def new_batch(num_envs: int, num_players=3, **options):
             raise ValueError(f"unknown option {k!r} for sly; allowed options: num_players, {', '.join(SIM_OPTIONS)}, "
                              "autoreset, reward, max_steps, copy")
     o = R.parse_options(num_players=num_players, **options)
-    row = R.new_row(o["num_players"], o["hen_houses"], o["reveal_scope"], o["first_player"])
-    states = np.tile(row, (num_envs, 1))
+    states = np.tile(R.new_state(**o), (num_envs, 1))
     scratch = np.zeros((num_envs, SCRATCH_SIZE), dtype=np.int64)
     opts = np.zeros(1, dtype=np.int64)
     info = {
@@ -83,18 +83,18 @@ def new_batch(num_envs: int, num_players=3, **options):
 
 @njit(cache=True, inline="always")
 def game_over(state):
-    return state[R.GAME_OVER] != 0
+    return state[R.PHASE] == R.PHASE_GAME_OVER
 
 
 @njit(cache=True, inline="always")
 def current_seat(state):
-    return state[R.CURRENT]
+    return state[R.CURRENT_PLAYER]
 
 
 @njit(cache=True)
 def points_into(state, out):
     """Points paid so far under ``reward="score"``: zero until the game ends, then the scores."""
-    if state[R.GAME_OVER] != 0:
+    if state[R.PHASE] == R.PHASE_GAME_OVER:
         R.scores(state, out)
     else:
         for p in range(state[R.NUM_PLAYERS]):
@@ -115,14 +115,13 @@ def _reset_one(state, scratch, opts, word):
 
 @njit(cache=True)
 def _mask_one(state, out, scratch):
-    R.legal_mask(state, out)  # all zeros once the game is over
-    return 0
+    count = R.legal_mask(state, out, scratch)  # all zeros once the game is over
+    return count if count < 0 else 0
 
 
 @njit(cache=True)
 def _apply_one(state, action, scratch):
-    R.apply_action(state, action)
-    return 0
+    return R.apply_action(state, action, scratch)
 
 
 @njit(cache=True)
@@ -133,9 +132,9 @@ def _new_word(state):
 
 @njit(cache=True)
 def _observe_current(state, i, obs, masks, seats, scratch):
-    seat = state[R.CURRENT]
+    seat = state[R.CURRENT_PLAYER]
     seats[i] = seat
-    observe(state, seat, obs[i])
+    encode_observation(state, seat, obs[i])
     return _mask_one(state, masks[i], scratch)
 
 
@@ -213,7 +212,7 @@ def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_step
     if over or trunc:
         scores_into(state, final_scores[i])
         for p in range(num_p):
-            observe(state, p, final_obs[i, p])
+            encode_observation(state, p, final_obs[i, p])
         if autoreset:
             _reset_one(state, scratch[i], opts, _new_word(state))
             ep_steps[i] = 0
@@ -258,7 +257,7 @@ def legal_masks(states, scratch, masks):
 def observe_rows(states, seats, obs):
     """Seat ``seats[i]``'s observation of row ``i`` into ``obs[i]``."""
     for i in prange(states.shape[0]):
-        observe(states[i], seats[i], obs[i])
+        encode_observation(states[i], seats[i], obs[i])
 
 
 # -- simulation at scale -----------------------------------------------------------------
@@ -279,18 +278,18 @@ def play_rows(template, words, policy_ids, step_cap, scores, steps, ends):
     bad = 0
     for b in prange(blocks):
         state = template.copy()
-        legal = np.empty(P.CHOOSE_SCRATCH, dtype=np.int64)
-        obs = np.zeros(observation_size_k(num_p, template[R.HEN_HOUSES]), dtype=np.float32)
+        scratch = np.zeros(SCRATCH_SIZE, dtype=np.int64)
+        obs = np.zeros(observation_size(num_p, template[R.HEN_HOUSES]), dtype=np.float32)
         pts = np.zeros(num_p, dtype=np.int64)
         for g in range(b * PLAY_BLOCK, min(n, (b + 1) * PLAY_BLOCK)):
             R.reset(state, words[g])
             failed = False
-            while state[R.GAME_OVER] == 0 and state[R.STEPS] < step_cap:
-                a = P.choose(policy_ids[state[R.CURRENT]], state, legal, obs)
+            while state[R.PHASE] != R.PHASE_GAME_OVER and state[R.STEPS] < step_cap:
+                a = P.choose(policy_ids[state[R.CURRENT_PLAYER]], state, scratch, obs)
                 if a < 0 or not R.is_legal(state, a):
                     failed = True
                     break
-                R.apply_action(state, a)
+                R.apply_action(state, a, scratch)
             R.scores(state, pts)
             for p in range(num_p):
                 scores[g, p] = pts[p]
@@ -302,13 +301,6 @@ def play_rows(template, words, policy_ids, step_cap, scores, steps, ends):
     return bad
 
 
-@njit(cache=True)
-def observation_size_k(num_players, hen_houses):
-    """``observation.observation_size`` for use inside kernels."""
-    s = R.SPACES_PER_HOUSE * hen_houses
-    return R.CARDS_PER_PLAYER + s * (4 + num_players + R.CARDS_PER_PLAYER) + num_players * 4 + (num_players - 1) * 14
-
-
 SIM_OPTIONS = ("hen_houses", "reveal_scope", "first_player")
 
 
@@ -318,4 +310,4 @@ def sim_template(num_players, **options):
         if k not in SIM_OPTIONS:
             raise ValueError(f"unknown option {k!r} for sly; allowed options: {', '.join(SIM_OPTIONS)}")
     o = R.parse_options(num_players=num_players, **options)
-    return R.new_row(o["num_players"], o["hen_houses"], o["reveal_scope"], o["first_player"]), o["num_players"]
+    return R.new_state(**o), o["num_players"]

@@ -109,7 +109,7 @@ def row_from_view(view: dict, template: np.ndarray | None = None) -> np.ndarray:
     generator word is 0 (the view carries none): set ``row[RNG]`` before playing moves
     that draw from it.
     """
-    from .text import load_state_dict
+    from .codec import dict_to_state
 
     if not isinstance(view, dict) or view.get("game") != "sly":
         raise ValueError(f"view must be a Sly player view dict (game 'sly'), got {type(view).__name__}")
@@ -140,7 +140,8 @@ def row_from_view(view: dict, template: np.ndarray | None = None) -> np.ndarray:
     d["spaces"] = spaces
     d.pop("scores", None)  # recomputed by the loader
     if template is None:
-        template = R.new_row(num_p, view["hen_houses"], view["reveal_scope"], view["first_player"])
-    row = load_state_dict(d, template)
+        template = R.new_state(num_players=num_p, hen_houses=view["hen_houses"], reveal_scope=view["reveal_scope"],
+                               first_player=view["first_player"])
+    row, _ = dict_to_state(d, template)
     row[R.RNG] = 0
     return row

@@ -135,8 +135,9 @@ import numpy as np
 
 from .._aec import CardGameRawEnv, make_env_fn
 from . import rules as R
+from . import codec as C
 from . import text as T
-from .observation import observation_size, observe
+from .observation import encode_observation, observation_size
 
 
 class raw_env(CardGameRawEnv):
@@ -157,30 +158,30 @@ class raw_env(CardGameRawEnv):
         self.hen_houses = self.options["hen_houses"]
         self.num_actions = R.num_actions(self.hen_houses)
         self.observation_size = observation_size(self.num_players, self.hen_houses)
-        self._state = R.new_row(self.num_players, self.hen_houses, self.options["reveal_scope"],
-                                self.options["first_player"])
+        self._state = R.new_state(**self.options)
+        self._scratch_k = R.make_scratch()
 
     # -- kernel hooks (thin: read the row directly where a kernel call would cost more) --
     def _k_reset(self, seed_word):
         R.reset(self._state, seed_word)
 
     def _k_current_player(self) -> int:
-        return int(self._state[R.CURRENT])
+        return int(self._state[R.CURRENT_PLAYER])
 
     def _k_game_over(self) -> bool:
-        return bool(self._state[R.GAME_OVER])
+        return bool(self._state[R.PHASE] == R.PHASE_GAME_OVER)
 
     def _k_legal_mask(self, out):
-        R.legal_mask(self._state, out)
+        R.legal_mask(self._state, out, self._scratch_k)
 
     def _k_apply(self, action):
-        R.apply_action(self._state, action)
+        R.apply_action(self._state, action, self._scratch_k)
 
     def _k_observe(self, seat, out):
-        observe(self._state, seat, out)
+        encode_observation(self._state, seat, out)
 
     def _k_points(self, out):
-        if self._state[R.GAME_OVER]:
+        if self._state[R.PHASE] == R.PHASE_GAME_OVER:
             R.scores(self._state, out)
         else:
             out[:] = 0.0
@@ -199,13 +200,13 @@ class raw_env(CardGameRawEnv):
         return T.action_to_str(action, self.hen_houses)
 
     def render_text(self, viewer=None) -> str:
-        return T.render_text(self._state, viewer)
+        return T.render_text(self._state, viewer, None)
 
     def state_dict(self) -> dict:
-        return T.state_dict(self._state, self.options)
+        return C.state_to_dict(self._state, None)
 
     def _load_state_dict(self, d: dict) -> None:
-        row = T.load_state_dict(d, self._state)
+        row, _ = C.dict_to_state(d, self._state)
         self._state[:] = row
         self.options["reveal_scope"] = d["reveal_scope"]
         self.options["first_player"] = d["first_player"]

@@ -93,7 +93,7 @@ def sample_row(obs, num_p, houses, reveal_all, rng, rng_off, row):
     row[R.HEN_HOUSES] = houses
     row[R.NUM_SPACES] = n_sp
     row[R.REVEAL_ALL] = reveal_all
-    row[R.CURRENT] = 0
+    row[R.CURRENT_PLAYER] = 0
     for i in range(R.MAX_CARDS):
         row[R.CARD_WHERE + i] = R.GOBBLED
         row[R.CARD_PLACE + i] = i // R.CARDS_PER_PLAYER
@@ -149,7 +149,7 @@ def evaluate(row, pts, u):
     R.scores(row, pts)
     for p in range(num_p):
         u[p] = pts[p]
-    if row[R.GAME_OVER] != 0:
+    if row[R.PHASE] == R.PHASE_GAME_OVER:
         return
     for p in range(num_p):
         u[p] += HAND_VALUE * row[R.HAND_SIZE + p]
@@ -221,7 +221,7 @@ def greedy_values(obs, legal, n, num_p, houses, reveal_all, rng, rng_off, value,
         sample_row(obs, num_p, houses, reveal_all, rng, rng_off, row)
         for i in range(n):
             work[:] = row
-            R.apply_action(work, legal[i])
+            R.apply_action(work, legal[i], legal)  # Sly's apply_action writes no scratch
             evaluate(work, pts, u)
             value[i] += _utility(u, num_p)
     for i in range(n):
@@ -229,7 +229,7 @@ def greedy_values(obs, legal, n, num_p, houses, reveal_all, rng, rng_off, value,
 
 
 # greedy_act's int64 workspace (callers allocate it once, so a move allocates nothing):
-LEGAL_MAX = 8 * R.MAX_SPACES + R.MAX_HOUSES + 1  # the largest action count (2 Hen Houses)
+LEGAL_MAX = R.MAX_ACTIONS  # the largest action count (2 Hen Houses)
 W_ROW = 0  # a sampled belief row
 W_WORK = W_ROW + R.ROW_SIZE  # the row after one candidate action
 W_PTS = W_WORK + R.ROW_SIZE  # points per seat (MAX_PLAYERS)

@@ -59,18 +59,20 @@ def space_features(num_players: int) -> int:
     return 4 + num_players + CARDS_PER_PLAYER
 
 
-def observation_size(num_players: int, hen_houses: int) -> int:
+@njit(cache=True)
+def observation_size(num_players, hen_houses):
+    """Length of the observation vector (the table in the module docstring); callable from kernels."""
     s = SPACES_PER_HOUSE * hen_houses
     return (
         CARDS_PER_PLAYER
-        + s * space_features(num_players)
+        + s * (4 + num_players + CARDS_PER_PLAYER)
         + num_players * PLAYER_FEATURES
         + (num_players - 1) * OPPONENT_FEATURES
     )
 
 
 @njit(cache=True)
-def observe(state, seat, out):
+def encode_observation(state, seat, out):
     """Write ``seat``'s observation into the float32 buffer ``out`` (see module docstring)."""
     num_p = state[NUM_PLAYERS]
     n_sp = state[NUM_SPACES]

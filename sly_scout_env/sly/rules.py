@@ -50,6 +50,11 @@ FACE_DOWN = 1
 SAFE = 2  # a Safe Hen, face up for the rest of the game
 FACE_UP_FOX = 3  # a Fox turned by the final flip: stays on its space, worth nothing
 
+# PHASE values (the contract's shared phase field: Sly has one playing phase).
+PHASE_PLAY = 0
+PHASE_GAME_OVER = 1
+PHASE_NAMES = ("play", "game_over")
+
 # END_REASON values (also the simulate() ``end_reason`` codes).
 END_NONE = 0
 END_HAND = 1  # a player held <= 1 card at the start of their turn (final flip done)
@@ -62,8 +67,8 @@ HEN_HOUSES = 2  # option: Hen Houses in play (1 or 2)
 NUM_SPACES = 3  # 4 * HEN_HOUSES, kept to save a multiply in every kernel
 REVEAL_ALL = 4  # option reveal_scope: 0 = "house" (a Reveal picks one house), 1 = "all"
 FIRST_RANDOM = 5  # option first_player: 0 = seat 0 starts, 1 = a seat drawn from RNG at reset
-CURRENT = 6  # seat to act
-GAME_OVER = 7  # 1 once the game has ended
+CURRENT_PLAYER = 6  # seat to act
+PHASE = 7  # PHASE_PLAY, or PHASE_GAME_OVER once the game has ended
 END_REASON = 8  # why it ended: END_NONE / END_HAND / END_ALL_SAFE
 STEPS = 9  # actions applied since reset (simulate's step cap and statistics)
 PILE_SEQ = 10  # next sequence number for gobbled/captured piles: keeps each pile in event order
@@ -77,6 +82,15 @@ SPACE_OWNER = KNOWN_IN_HAND + MAX_CARDS  # [MAX_SPACES] seat owning the card on 
 SPACE_CARD = SPACE_OWNER + MAX_SPACES  # [MAX_SPACES] card on the space (0 Fox, 1..6 Hen), -1 if empty
 SPACE_STATE = SPACE_CARD + MAX_SPACES  # [MAX_SPACES] EMPTY / FACE_DOWN / SAFE / FACE_UP_FOX
 ROW_SIZE = SPACE_STATE + MAX_SPACES
+
+MAX_ACTIONS = 8 * MAX_SPACES + MAX_HOUSES + 1  # the largest action space (2 Hen Houses)
+# The int64 scratch of legal_actions / legal_mask / apply_action: the legal action ids.
+SCRATCH_SIZE = MAX_ACTIONS
+
+
+def make_scratch() -> np.ndarray:
+    """A scratch buffer for ``legal_actions`` / ``legal_mask`` / ``apply_action``."""
+    return np.zeros(SCRATCH_SIZE, dtype=np.int64)
 
 
 def num_actions(hen_houses: int) -> int:
@@ -106,14 +120,15 @@ def parse_options(num_players=3, hen_houses=None, reveal_scope="house", first_pl
     }
 
 
-def new_row(num_players: int, hen_houses: int, reveal_scope: str, first_player) -> np.ndarray:
-    """A state row holding the options (call :func:`reset` before playing)."""
+def new_state(num_players: int, hen_houses: int, reveal_scope: str, first_player) -> np.ndarray:
+    """A state row holding the options of :func:`parse_options` (call :func:`reset` before playing)."""
     state = np.zeros(ROW_SIZE, dtype=np.int64)
     configure(state, num_players, hen_houses, reveal_scope, first_player)
     return state
 
 
 def configure(state, num_players, hen_houses, reveal_scope, first_player) -> None:
+    """Write the options into the row (the fields :func:`reset` keeps)."""
     state[NUM_PLAYERS] = num_players
     state[HEN_HOUSES] = hen_houses
     state[NUM_SPACES] = SPACES_PER_HOUSE * hen_houses
@@ -127,7 +142,7 @@ def reset(state, seed_word):
     """Start a new game with the options already in the row: every card in its owner's hand."""
     num_p = state[NUM_PLAYERS]
     state[RNG] = seed_word
-    state[GAME_OVER] = 0
+    state[PHASE] = PHASE_PLAY
     state[END_REASON] = END_NONE
     state[STEPS] = 0
     state[PILE_SEQ] = 0
@@ -143,21 +158,25 @@ def reset(state, seed_word):
         state[SPACE_CARD + s] = -1
         state[SPACE_STATE + s] = EMPTY
     if state[FIRST_RANDOM] != 0:
-        state[CURRENT] = rng_below(state, RNG, num_p)
+        state[CURRENT_PLAYER] = rng_below(state, RNG, num_p)
     else:
-        state[CURRENT] = 0
+        state[CURRENT_PLAYER] = 0
     # The turn-start check (<= 1 card ends the game) cannot fire here: everyone holds 7.
 
 
 @njit(cache=True)
-def legal_mask(state, out):
-    """Write the int8 legal-action mask of the player to act into ``out`` (zeros if over)."""
+def legal_mask(state, out, scratch):
+    """Write the int8 legal-action mask of the player to act into ``out`` (zeros if over); return the count.
+
+    ``scratch`` is unused (Sly needs none); it keeps the signature of the game contract.
+    """
     n_sp = state[NUM_SPACES]
     houses = state[HEN_HOUSES]
     out[:] = 0
-    if state[GAME_OVER] != 0:
-        return
-    cur = state[CURRENT]
+    if state[PHASE] == PHASE_GAME_OVER:
+        return 0
+    count = 0
+    cur = state[CURRENT_PLAYER]
     base = cur * CARDS_PER_PLAYER
     any_down = False
     for s in range(n_sp):
@@ -166,24 +185,30 @@ def legal_mask(state, out):
             for c in range(CARDS_PER_PLAYER):
                 if state[CARD_WHERE + base + c] == IN_HAND:
                     out[c * n_sp + s] = 1
+                    count += 1
         elif st == FACE_DOWN:
             any_down = True
             if state[SPACE_OWNER + s] != cur:
                 out[7 * n_sp + s] = 1
-            if state[REVEAL_ALL] == 0:
+                count += 1
+            if state[REVEAL_ALL] == 0 and out[8 * n_sp + s // SPACES_PER_HOUSE] == 0:
                 out[8 * n_sp + s // SPACES_PER_HOUSE] = 1
+                count += 1
     if any_down and state[REVEAL_ALL] != 0:
         out[8 * n_sp + houses] = 1
+        count += 1
+    return count
 
 
 @njit(cache=True)
-def legal_actions(state, out):
-    """Write the legal action ids (ascending) into ``out``; return how many there are."""
+def legal_actions(state, scratch):
+    """Write the legal action ids (ascending) to ``scratch[:count]``; return the count."""
+    out = scratch
     n_sp = state[NUM_SPACES]
     houses = state[HEN_HOUSES]
-    if state[GAME_OVER] != 0:
+    if state[PHASE] == PHASE_GAME_OVER:
         return 0
-    cur = state[CURRENT]
+    cur = state[CURRENT_PLAYER]
     base = cur * CARDS_PER_PLAYER
     n = 0
     for c in range(CARDS_PER_PLAYER):
@@ -217,9 +242,9 @@ def is_legal(state, action):
     """True if ``action`` (any int) is legal for the player to act."""
     n_sp = state[NUM_SPACES]
     houses = state[HEN_HOUSES]
-    if state[GAME_OVER] != 0 or action < 0 or action >= 8 * n_sp + houses + 1:
+    if state[PHASE] == PHASE_GAME_OVER or action < 0 or action >= 8 * n_sp + houses + 1:
         return False
-    cur = state[CURRENT]
+    cur = state[CURRENT_PLAYER]
     if action < 7 * n_sp:
         c = action // n_sp
         s = action % n_sp
@@ -325,15 +350,18 @@ def final_flip(state):
 
 
 @njit(cache=True)
-def apply_action(state, action):
-    """Apply a legal ``action`` for the player to act, then pass the turn or end the game.
+def apply_action(state, action, scratch):
+    """Apply a legal ``action`` for the player to act, then pass the turn or end the game; return 0.
 
-    The caller guarantees legality (the env checks ``is_legal`` first).
+    The caller guarantees legality (the envs check the action against the legal mask
+    first; :func:`is_legal` answers for one action). ``scratch`` is unused (Sly needs
+    none); it keeps the signature of the game contract, where a negative return is an
+    engine error (Sly has none).
     """
     n_sp = state[NUM_SPACES]
     houses = state[HEN_HOUSES]
     num_p = state[NUM_PLAYERS]
-    cur = state[CURRENT]
+    cur = state[CURRENT_PLAYER]
     if action < 7 * n_sp:
         # Lay: card from hand face down on an empty space.
         c = action // n_sp
@@ -364,20 +392,21 @@ def apply_action(state, action):
             _reveal(state, cur, h * SPACES_PER_HOUSE, (h + 1) * SPACES_PER_HOUSE)
     state[STEPS] += 1
     nxt = (cur + 1) % num_p
-    state[CURRENT] = nxt
+    state[CURRENT_PLAYER] = nxt
     all_safe = True
     for s in range(n_sp):
         if state[SPACE_STATE + s] != SAFE:
             all_safe = False
             break
     if all_safe:
-        state[GAME_OVER] = 1
+        state[PHASE] = PHASE_GAME_OVER
         state[END_REASON] = END_ALL_SAFE
     elif state[HAND_SIZE + nxt] <= 1:
         # Start of the next player's turn with at most one card in hand: the game ends.
         final_flip(state)
-        state[GAME_OVER] = 1
+        state[PHASE] = PHASE_GAME_OVER
         state[END_REASON] = END_HAND
+    return 0
 
 
 @njit(cache=True)

@@ -9,7 +9,7 @@ from agents.ismcts_sly import SlyAdapter, edge_keys
 from agents.views import player_view
 from sly_scout_env import sly_v0
 from sly_scout_env.sly import rules as R
-from sly_scout_env.sly import text as T
+from sly_scout_env.sly import codec as C
 from sly_scout_env.sly.determinize import determinize, row_from_view
 
 
@@ -65,8 +65,8 @@ def test_determinize_is_consistent_and_hides_only_hidden_cards():
                 word = np.array([1000 * seat + k], dtype=np.int64)
                 determinize(row, seat, word, 0)
                 # Loading validates card conservation: each player's 7 cards exactly once.
-                d = T.state_dict(row, env.unwrapped.options)
-                T.load_state_dict(d, row0)
+                d = C.state_to_dict(row, None)
+                C.dict_to_state(d, row0)
                 where = _cards_where(d, seat)
                 assert len(where) == 7 * num_p
                 # Everything the seat may know is unchanged (own cards, public cards, piles,
@@ -118,7 +118,7 @@ def test_determinize_respects_known_in_hand():
     for _ in range(300):
         row = row0.copy()
         determinize(row, 0, word, 0)
-        s = T.state_dict(row, env.unwrapped.options)
+        s = C.state_to_dict(row, None)
         assert {2, 6} <= set(s["hands"][1])  # known in hand: stays in hand
         assert s["spaces"][2] == d["spaces"][2] and s["spaces"][3] == d["spaces"][3]
         seen.add((s["spaces"][0]["card"], s["spaces"][1]["card"]))
@@ -132,7 +132,7 @@ def test_row_from_view_is_consistent_with_the_view():
         for seat in range(d["num_players"]):
             view = player_view(d, seat)
             row = row_from_view(view)
-            rebuilt = T.state_dict(row, env.unwrapped.options)
+            rebuilt = C.state_to_dict(row, None)
             assert player_view(rebuilt, seat) == view
 
 

@@ -6,10 +6,11 @@ import pytest
 from agents import make
 from agents.views import player_view
 from sly_scout_env import sly_v0
+from sly_scout_env.simulation import simulate
 from sly_scout_env.sly import policies as SP
 from sly_scout_env.sly import rules as R
 from sly_scout_env.sly.heuristic import WORK_SIZE, greedy_act
-from sly_scout_env.sly.observation import observe, observation_size
+from sly_scout_env.sly.observation import encode_observation, observation_size
 
 
 def _env_from(d):
@@ -85,7 +86,7 @@ def test_greedy_agent_matches_compiled_policy():
     for _ in range(8):
         env.step(int(rng.choice(np.flatnonzero(env.legal_action_mask()))))
     row = env.unwrapped._state.copy()
-    seat = int(row[R.CURRENT])
+    seat = int(row[R.CURRENT_PLAYER])
     obs = env.observe(env.agent_selection)
     word = np.array([777], dtype=np.int64)
     legal = np.flatnonzero(obs["action_mask"]).astype(np.int64)
@@ -178,16 +179,10 @@ def test_greedy_beats_random_by_a_wide_margin(num_players, floor):
     for seat in range(num_players):
         pols = ["random"] * num_players
         pols[seat] = "greedy"
-        sc = SP.play_games(num_players, pols, games, seed=100 + seat)
+        sc = simulate("sly", games, players=num_players, policies=pols, seed=100 + seat, threads=1)["scores"]
         best = sc.max(axis=1)
         top = (sc == best[:, None]).sum(axis=1)
         wins += ((sc[:, seat] == best) / top).sum()
     rate = wins / (games * num_players)
     assert rate > floor, f"greedy won {rate:.3f} of its games against random (floor {floor})"
 
-
-def test_play_games_validates():
-    with pytest.raises(ValueError, match="one per seat"):
-        SP.play_games(3, ["greedy", "random"], 1)
-    with pytest.raises(ValueError, match="unknown compiled sly policy"):
-        SP.play_games(2, ["greedy", "nope"], 1)

@@ -1,0 +1,101 @@
+"""The per-game module contract: what a game folder (``sly_scout_env/<game>/``) provides.
+
+Generic code (the AEC base in ``_aec.py``, the vector and SB3 adapters, simulation,
+views, the CLI, the bots) finds a game's modules through :mod:`sly_scout_env.games`
+(``get_game(name).module(role)``) and uses only the names below. Both games implement
+them with the same names and signatures; :data:`CONTRACT` lists them and
+``tests/test_game_contract.py`` checks that each game has every one.
+
+A game's state is one flat ``int64`` row; every kernel (``@njit``) takes the row first,
+so a batched version loops rows with ``prange``. Nothing below allocates per move.
+
+``rules`` -- the rules kernels (import numpy and numba only)
+    Row offsets of the fields every game has (the rest of a row is game-specific):
+      ``NUM_PLAYERS`` the player count, ``CURRENT_PLAYER`` the seat to act, ``PHASE``
+      the phase (``PHASE_GAME_OVER`` once the game has ended; ``PHASE_NAMES`` names the
+      values), ``RNG`` the splitmix64 word of the game's deal generator (``_rng.py``);
+      ``ROW_SIZE`` the row length; ``END_NONE`` the end-reason code of an unfinished game.
+    ``MAX_PLAYERS``; ``MAX_ACTIONS`` the largest action count over the options.
+    ``SCRATCH_SIZE``, ``make_scratch()``: the int64 scratch the legal-move and apply
+      kernels need (the legal ids go to its front).
+    ``parse_options(num_players=<default>, **options) -> dict``: validate the game options
+      (ValueError naming the bad one and the allowed values) and resolve defaults.
+    ``new_state(**options) -> row``: a row holding the resolved options (not yet dealt).
+    ``configure(state, ...)``: write the options into a row (what ``reset`` keeps).
+    ``reset(state, seed_word)``: start a new game with the row's options; the deals come
+      from the row's generator, seeded with ``seed_word``.
+    ``legal_actions(state, scratch) -> count``: the legal ids, ascending, to ``scratch[:count]``.
+    ``legal_mask(state, out, scratch) -> count``: the int8 mask into ``out`` (zeros once
+      the game is over); a negative count is an engine error.
+    ``apply_action(state, action, scratch) -> 0``: apply a legal action (the caller has
+      checked it); a negative return is an engine error and leaves the row unchanged.
+    ``num_actions(...)``: the action count of the game's options (Scout: of the player
+      count, Sly: of the Hen Houses).
+
+``observation`` -- one seat's view as a float32 vector
+    ``observation_size(num_players, ...)``: compiled, the one statement of the vector's
+      length (Scout: of the player count; Sly: of the player count and Hen Houses),
+      callable from Python and from kernels.
+    ``encode_observation(state, seat, out)``: write ``seat``'s observation into ``out``
+      (public information and the seat's own cards only).
+
+``policies`` -- compiled bots for simulation, ISMCTS rollouts and SB3 opponents
+    ``POLICY_NAMES`` (a policy's id is its index), ``policy_id(name)``.
+    ``CHOOSE_SCRATCH``: the int64 scratch ``choose`` needs (>= ``rules.SCRATCH_SIZE``).
+    ``choose(policy_id, state, scratch, obs, rng) -> action``: a move for the seat to act,
+      from what that seat may know; ``obs`` a float32 buffer of the observation size,
+      ``rng`` an int64 array whose element 0 is the policy's own generator word. A
+      policy never draws from the row's ``RNG`` (that generator deals), so the same seed
+      gives the same deals whatever the seats' policies are. -1 for an unknown id.
+
+``batch`` -- N games in a 2-D array, for the vector env, SB3 and simulation
+    ``new_batch(num_envs, num_players, **options) -> (states, scratch, opts, info)``;
+    ``SCRATCH_SIZE`` (a row of ``scratch``: ``policies.CHOOSE_SCRATCH``);
+    ``reset_rows``, ``step_rows``, ``legal_masks``, ``observe_rows``: see
+    ``sly_scout_env/sly/batch.py``'s docstring. These kernels are written out in each
+    game (Numba never caches closures, so no factory builds them); their sources are
+    equal after the renames that ``tests/test_game_contract.py`` lists.
+    ``SIM_OPTIONS``, ``sim_template(num_players, **options) -> (template row,
+    num_players)``, ``play_rows(template, words, policy_ids, step_cap, scores, steps,
+    ends)``: simulation at scale (one Scout hand or one Sly game per word).
+
+``codec`` -- the state dict (plain JSON) <-> row, with full validation
+    ``state_to_dict(row, history) -> dict``;
+    ``dict_to_state(d, row) -> (new row, history)``: validate ``d`` against the env whose
+      row is ``row`` (ValueError naming the first bad field; ``row`` is not modified).
+    ``history`` is what an env keeps beside the row (Scout: the finished rounds'
+    ``(round_scores, round_end_reasons)``; Sly: None, its row holds the whole game).
+
+``text`` -- words for humans
+    ``decode_action(a, n) -> dict``, ``encode_action(d, n) -> int`` (``n``: the option
+      fixing the action layout: Scout's player count, Sly's Hen Houses),
+      ``action_to_str(a, n, ...) -> str``, ``render_text(row, viewer, history) -> str``,
+    ``narrate(...)``: how ``agents/play.py`` tells a human about a move and a result
+      (see its docstring in each game).
+
+``env`` -- the PettingZoo AEC env (``raw_env``, ``env``): a :class:`_aec.CardGameRawEnv`
+    whose ``_k_*`` hooks call the kernels above.
+
+``heuristic``, ``determinize`` -- the greedy bot's evaluation and the ISMCTS
+    determinization (game-specific; used by ``policies`` and ``agents/ismcts_<game>.py``).
+"""
+
+from __future__ import annotations
+
+# The names each role's module must define, in every game (tests/test_game_contract.py).
+CONTRACT: dict[str, tuple[str, ...]] = {
+    "rules": (
+        "NUM_PLAYERS", "CURRENT_PLAYER", "PHASE", "PHASE_GAME_OVER", "PHASE_NAMES", "RNG", "ROW_SIZE", "END_NONE",
+        "MAX_PLAYERS", "MAX_ACTIONS", "SCRATCH_SIZE", "make_scratch", "parse_options", "new_state", "configure",
+        "reset", "legal_actions", "legal_mask", "apply_action", "num_actions",
+    ),
+    "observation": ("observation_size", "encode_observation"),
+    "policies": ("POLICY_NAMES", "policy_id", "CHOOSE_SCRATCH", "choose"),
+    "batch": (
+        "new_batch", "SCRATCH_SIZE", "reset_rows", "step_rows", "legal_masks", "observe_rows",
+        "SIM_OPTIONS", "sim_template", "play_rows",
+    ),
+    "codec": ("state_to_dict", "dict_to_state"),
+    "text": ("decode_action", "encode_action", "action_to_str", "render_text"),
+    "env": ("raw_env", "env"),
+}
