@@ -24,7 +24,7 @@ def _params(fn):
 
 @pytest.mark.parametrize("role, name", [
     ("rules", "reset"), ("rules", "legal_actions"), ("rules", "legal_mask"), ("rules", "apply_action"),
-    ("observation", "encode_observation"), ("codec", "state_to_dict"),
+    ("observation", "encode_observation"), ("policies", "choose"), ("policies", "policy_seed"), ("codec", "state_to_dict"),
     ("codec", "dict_to_state"), ("text", "render_text"), ("batch", "reset_rows"), ("batch", "play_rows"),
 ])
 def test_the_contract_functions_have_one_signature(role, name):
@@ -72,3 +72,65 @@ def test_new_state_holds_the_options_and_reset_keeps_them(game):
     count = rules.legal_mask(row, mask, scratch)
     assert count == mask.sum() == rules.legal_actions(row, scratch) > 0
     assert rules.apply_action(row, int(scratch[0]), scratch) == 0
+
+
+def _play_recording_deals(game, word, policy, rounds):
+    """Play one game from ``word`` with compiled ``policy`` at every seat, as simulate and
+    the SB3 opponents do; return every deal (the row at each round start) and the row's
+    generator word at the end (a vector env row's next game is seeded from it)."""
+    spec = get_game(game)
+    rules, pol, obs_mod = spec.module("rules"), spec.module("policies"), spec.module("observation")
+    extra = {"rounds": rounds} if "rounds" in spec.option_names else {}
+    row = rules.new_state(**rules.parse_options(num_players=3, **extra))
+    rules.reset(row, word)
+    rng = np.array([pol.policy_seed(row, np.int64(word))], dtype=np.int64)
+    scratch = np.zeros(pol.CHOOSE_SCRATCH, dtype=np.int64)
+    obs = np.zeros(env_observation_size(spec, row), dtype=np.float32)
+    pid = pol.policy_id(policy)
+    deals = [row.copy()]
+    moves = 0
+    while row[rules.PHASE] != rules.PHASE_GAME_OVER and moves < 5000:
+        before = row.copy()
+        a = pol.choose(pid, row, scratch, obs, rng)
+        assert a >= 0 and rules.apply_action(row, a, scratch) == 0
+        moves += 1
+        if _new_deal(game, rules, before, row):
+            deals.append(row.copy())
+    return deals, int(row[rules.RNG]), moves
+
+
+def env_observation_size(spec, row):
+    return spec.module("observation").observation_size(*_size_args(spec.name, row, spec))
+
+
+def _new_deal(game, rules, before, after):
+    """Whether ``after`` starts a round that ``before`` did not (Scout deals every round)."""
+    return game == "scout" and after[rules.PHASE] != rules.PHASE_GAME_OVER and after[rules.O_ROUND] != before[rules.O_ROUND]
+
+
+def _hands(game, rules, row):
+    """The dealt cards of a row at a round start (Scout: hands and set-aside; Sly: the whole row,
+    its deal being the first player and every card in hand)."""
+    if game == "scout":
+        return row[rules.O_HAND_LEN : rules.O_SET_ASIDE + rules.SET_ASIDE_CAP].copy()
+    return row.copy()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_same_seed_gives_the_same_deals_whatever_the_policies(game):
+    """One generator discipline: compiled policies never draw from the row's deal generator.
+
+    Scout deals every round (3 rounds here); Sly deals at reset, and the row's generator
+    word at the end seeds the row's next game in the vector envs. Before the policies had
+    generators of their own, a Sly greedy seat moved that word (so the next deal)."""
+    rules = get_game(game).module("rules")
+    played_differently = 0
+    for word in (1, 2, 3, -77):
+        (deals_r, end_r, moves_r), (deals_g, end_g, moves_g) = (
+            _play_recording_deals(game, word, p, rounds=3) for p in ("random", "greedy"))
+        played_differently += moves_r != moves_g
+        assert len(deals_r) == len(deals_g) == (3 if game == "scout" else 1)
+        for a, b in zip(deals_r, deals_g):
+            assert np.array_equal(_hands(game, rules, a), _hands(game, rules, b))
+        assert end_r == end_g
+    assert played_differently  # the policies did play different games

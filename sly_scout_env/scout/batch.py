@@ -34,7 +34,6 @@ from .observation import encode_observation, observation_size
 
 SCRATCH_SIZE = P.CHOOSE_SCRATCH  # per-row int64 scratch: the rules' and the compiled policies'
 SERIAL_BELOW = 256  # batches smaller than this run on one thread: a parallel launch costs more
-_POLICY_SALT = np.int64(0x5851F42D4C957F2D)  # decorrelates the move generator from the deal generator
 
 
 def new_batch(num_envs: int, num_players=4, **options):
@@ -251,7 +250,7 @@ def play_rows(template, words, policy_ids, step_cap, scores, steps, ends):
     """Play one hand per seed word with the compiled policies ``policy_ids[seat]``.
 
     The deal comes from the row generator (word ``words[g]``), the moves from a policy
-    generator seeded with ``words[g] ^ _POLICY_SALT``. Writes the round scores, the
+    generator seeded with ``policies.policy_seed``. Writes the round scores, the
     actions taken (flip decisions included) and the end reason (0 if the step cap
     stopped the hand, -1 if a policy failed). Returns the number of failed hands.
     """
@@ -266,7 +265,7 @@ def play_rows(template, words, policy_ids, step_cap, scores, steps, ends):
         rng = np.zeros(1, dtype=np.int64)
         for g in range(b * PLAY_BLOCK, min(n, (b + 1) * PLAY_BLOCK)):
             R.reset(state, words[g])
-            rng[0] = words[g] ^ _POLICY_SALT
+            rng[0] = P.policy_seed(state, words[g])
             k = 0
             failed = False
             while state[R.PHASE] != R.PHASE_GAME_OVER and k < step_cap:

@@ -268,7 +268,8 @@ PLAY_BLOCK = 256  # games per parallel task: per-task buffers are allocated once
 def play_rows(template, words, policy_ids, step_cap, scores, steps, ends):
     """Play one game per seed word with the compiled policies ``policy_ids[seat]``.
 
-    Writes final scores (``scores[g, :P]``), actions taken and the end reason (0 if the
+    The deal comes from the row generator (word ``words[g]``), the moves from a policy
+    generator seeded with ``policies.policy_seed``. Writes final scores (``scores[g, :P]``), actions taken and the end reason (0 if the
     step cap stopped the game). Returns the number of games where a policy returned an
     invalid action (0 unless a policy id is unknown).
     """
@@ -280,12 +281,14 @@ def play_rows(template, words, policy_ids, step_cap, scores, steps, ends):
         state = template.copy()
         scratch = np.zeros(SCRATCH_SIZE, dtype=np.int64)
         obs = np.zeros(observation_size(num_p, template[R.HEN_HOUSES]), dtype=np.float32)
+        rng = np.zeros(1, dtype=np.int64)
         pts = np.zeros(num_p, dtype=np.int64)
         for g in range(b * PLAY_BLOCK, min(n, (b + 1) * PLAY_BLOCK)):
             R.reset(state, words[g])
+            rng[0] = P.policy_seed(state, words[g])
             failed = False
             while state[R.PHASE] != R.PHASE_GAME_OVER and state[R.STEPS] < step_cap:
-                a = P.choose(policy_ids[state[R.CURRENT_PLAYER]], state, scratch, obs)
+                a = P.choose(policy_ids[state[R.CURRENT_PLAYER]], state, scratch, obs, rng)
                 if a < 0 or not R.is_legal(state, a):
                     failed = True
                     break
