@@ -66,6 +66,7 @@ from numba import njit, prange  # noqa: E402
 
 from ._aec import REWARD_MODES, check_choice, legal_actions_text  # noqa: E402
 from ._rng import seed_word  # noqa: E402
+from .kernels import win_rewards  # noqa: E402
 from .scout import batch as SB  # noqa: E402
 from .scout import policies as SP  # noqa: E402
 from .scout import rules as SR  # noqa: E402
@@ -204,7 +205,7 @@ def _scout_step_row(states, scratch, opts, prng, pobs, seat_pol, meta, opp_ids, 
         rewards[i] = t[learner] - points[i, learner]
     elif over:
         SB.scores_into(state, t)
-        SB._win_rewards(num_p, t)
+        win_rewards(num_p, t)
         rewards[i] = t[learner]
     else:
         rewards[i] = 0.0
@@ -312,7 +313,7 @@ def _sly_step_row(states, scratch, opts, prng, pobs, seat_pol, meta, opp_ids, cf
         rewards[i] = t[learner] - points[i, learner]
     elif over:
         YB.scores_into(state, t)
-        YB._win_rewards(num_p, t)
+        win_rewards(num_p, t)
         rewards[i] = t[learner]
     else:
         rewards[i] = 0.0

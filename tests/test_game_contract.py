@@ -134,3 +134,45 @@ def test_the_same_seed_gives_the_same_deals_whatever_the_policies(game):
             assert np.array_equal(_hands(game, rules, a), _hands(game, rules, b))
         assert end_r == end_g
     assert played_differently  # the policies did play different games
+
+
+# -- the batched kernels: written out per game, pinned together ----------------------------
+# Numba never caches closures, so each game's batch.py writes its step and simulation
+# kernels out (sly_scout_env/sly/batch.py says why). They must stay the same code: every
+# function both batch modules define has the same source in both, except these per-game
+# hooks (what the row layout decides) and the option parsing.
+BATCH_HOOKS = {"points_into", "scores_into", "_observation_size", "_unit_result", "new_batch", "sim_template"}
+# Renames applied to a game's batch source before comparing: {game: {old: new}}. None are
+# needed today (the contract gives both games the same names); a new game whose offsets
+# differ in name would list them here.
+BATCH_RENAMES: dict[str, dict[str, str]] = {}
+PINNED_AT_LEAST = {"reset_rows", "_reset_row", "step_rows", "_step_row", "_step_parallel", "_step_serial",
+                   "legal_masks", "observe_rows", "play_rows", "_observe_current", "game_over"}
+
+
+def _own_functions(module):
+    """name -> source of the functions (plain or compiled) defined in ``module`` itself."""
+    out = {}
+    for name, obj in vars(module).items():
+        fn = getattr(obj, "py_func", obj)
+        if inspect.isfunction(fn) and fn.__module__ == module.__name__:
+            out[name] = inspect.getsource(fn)
+    return out
+
+
+def _renamed(game, source):
+    for old, new in BATCH_RENAMES.get(game, {}).items():
+        source = source.replace(old, new)
+    return source
+
+
+def test_the_batched_kernels_of_the_games_are_the_same_source():
+    sources = {g: _own_functions(get_game(g).module("batch")) for g in GAMES}
+    common = set.intersection(*(set(s) for s in sources.values())) - BATCH_HOOKS
+    assert PINNED_AT_LEAST <= common
+    first, *others = GAMES
+    for name in sorted(common):
+        want = _renamed(first, sources[first][name])
+        for g in others:
+            assert _renamed(g, sources[g][name]) == want, f"batch.{name} differs between {first} and {g}"
+
