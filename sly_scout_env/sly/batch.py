@@ -91,11 +91,6 @@ def game_over(state):
     return state[R.PHASE] == R.PHASE_GAME_OVER
 
 
-@njit(cache=True, inline="always")
-def current_seat(state):
-    return state[R.CURRENT_PLAYER]
-
-
 @njit(cache=True)
 def points_into(state, out):
     """Points paid so far under ``reward="score"``: zero until the game ends, then the scores."""

@@ -36,7 +36,7 @@ GREEDY = 1  # the public-knowledge heuristic of heuristic.py (reads only the sea
 # a policy's id is its index here.
 POLICY_NAMES = ("random", "greedy")
 
-# Length of the int64 ``legal`` scratch that ``choose`` needs: the legal action ids, then
+# Length of the int64 ``scratch`` that ``choose`` needs: the legal action ids, then
 # the heuristic's workspace (so that choosing a move allocates nothing).
 CHOOSE_SCRATCH = LEGAL_MAX + WORK_SIZE
 
