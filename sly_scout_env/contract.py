@@ -74,8 +74,11 @@ so a batched version loops rows with ``prange``. Nothing below allocates per mov
     ``decode_action(a, n) -> dict``, ``encode_action(d, n) -> int`` (``n``: the option
       fixing the action layout: Scout's player count, Sly's Hen Houses),
       ``action_to_str(a, n, ...) -> str``, ``render_text(row, viewer, history) -> str``,
-    ``narrate(...)``: how ``agents/play.py`` tells a human about a move and a result
-      (see its docstring in each game).
+    ``narrate(before, after, actor, action, words, viewer, who) -> list[str]``: the lines
+      ``agents/play.py`` tells the person at seat ``viewer`` about seat ``actor``'s move
+      (what the viewer may see of it, then what it settled); ``before``/``after`` are
+      the state dicts around the move, ``words`` its ``action_to_str`` from before it,
+      ``who(seat)`` a seat's name.
 
 ``env`` -- the PettingZoo AEC env (``raw_env``, ``env``): a :class:`_aec.CardGameRawEnv`
     whose ``_k_*`` hooks call the kernels above.
@@ -100,6 +103,6 @@ CONTRACT: dict[str, tuple[str, ...]] = {
         "SIM_OPTIONS", "sim_template", "play_rows",
     ),
     "codec": ("state_to_dict", "dict_to_state"),
-    "text": ("decode_action", "encode_action", "action_to_str", "render_text"),
+    "text": ("decode_action", "encode_action", "action_to_str", "render_text", "narrate"),
     "env": ("raw_env", "env"),
 }

@@ -25,7 +25,7 @@ def _params(fn):
 @pytest.mark.parametrize("role, name", [
     ("rules", "reset"), ("rules", "legal_actions"), ("rules", "legal_mask"), ("rules", "apply_action"),
     ("observation", "encode_observation"), ("policies", "choose"), ("policies", "policy_seed"), ("codec", "state_to_dict"),
-    ("codec", "dict_to_state"), ("text", "render_text"), ("batch", "reset_rows"), ("batch", "play_rows"),
+    ("codec", "dict_to_state"), ("text", "render_text"), ("text", "narrate"), ("batch", "reset_rows"), ("batch", "play_rows"),
 ])
 def test_the_contract_functions_have_one_signature(role, name):
     sigs = {game: _params(getattr(get_game(game).module(role), name)) for game in GAMES}
