@@ -57,13 +57,14 @@ def prior(state, observer, legal, n, rng, value, obs, row, work, pts, u):
 
 
 @njit(cache=True)
-def rollout(state, policy, step_cap):
-    """Play ``state`` to the end (or ``step_cap`` more steps) with compiled ``policy``."""
-    scratch = np.empty(SP.CHOOSE_SCRATCH, dtype=np.int64)
-    obs = np.zeros(observation_size(state[R.NUM_PLAYERS], state[R.HEN_HOUSES]), dtype=np.float32)
+def rollout(state, policy, scratch, obs, prng, step_cap):
+    """Play ``state`` to the end (or ``step_cap`` more steps) with compiled ``policy``; returns 0, or -1 on error."""
     cap = state[R.STEPS] + step_cap
     while state[R.PHASE] != R.PHASE_GAME_OVER and state[R.STEPS] < cap:
-        R.apply_action(state, SP.choose(policy, state, scratch, obs), scratch)
+        a = SP.choose(policy, state, scratch, obs, prng)
+        if a < 0 or R.apply_action(state, a, scratch) != 0:
+            return -1
+    return 0
 
 
 class SlyAdapter:
@@ -83,6 +84,7 @@ class SlyAdapter:
         self._pts = np.zeros(R.MAX_PLAYERS, dtype=np.int64)
         self._u = np.zeros(R.MAX_PLAYERS, dtype=np.float64)
         self._legal = np.zeros(SP.CHOOSE_SCRATCH, dtype=np.int64)  # legal ids, then greedy's workspace
+        self._prng = np.zeros(1, dtype=np.int64)  # the compiled policies' own generator
         self._values = np.zeros(self.num_actions, dtype=np.float64)
 
     def root(self, observation, action_mask, info) -> np.ndarray:
@@ -93,6 +95,7 @@ class SlyAdapter:
 
     def seed_row(self, row, word: int) -> None:
         row[R.RNG] = word
+        self._prng[0] = SP.policy_seed(row, np.int64(word))  # the rollout policy's own generator
 
     def current_player(self, row) -> int:
         return int(row[R.CURRENT_PLAYER])
@@ -107,7 +110,8 @@ class SlyAdapter:
         R.apply_action(row, action, self._legal)
 
     def rollout(self, row, policy_id) -> None:
-        rollout(row, policy_id, ROLLOUT_STEP_CAP)
+        if rollout(row, policy_id, self._legal, self._obs, self._prng, ROLLOUT_STEP_CAP) != 0:
+            raise RuntimeError("sly rollout failed: a compiled policy returned no legal move")
 
     def prior(self, row, observer, legal, n, rng_word, out) -> None:
         prior(row, observer, legal, n, rng_word, out, self._obs, self._row, self._work, self._pts, self._u)
@@ -120,7 +124,10 @@ class SlyAdapter:
         return int(actions[int(np.argmax(self._values[:n]))])
 
     def policy_action(self, row, policy_id) -> int:
-        return int(SP.choose(policy_id, row, self._legal, self._obs))
+        a = int(SP.choose(policy_id, row, self._legal, self._obs, self._prng))
+        if a < 0:
+            raise RuntimeError("sly policy returned no legal move")
+        return a
 
     def policy_id(self, name: str) -> int:
         return SP.policy_id(name)

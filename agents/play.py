@@ -144,55 +144,19 @@ class Match:
         return self.env.agent_name_mapping[self.env.agent_selection]
 
     # -- narration ---------------------------------------------------------------------
-    def public_words(self, actor: int, action: int, words: str) -> str:
-        """The move as every player sees it (the person sees their own moves in full)."""
-        move = self.env.decode_action(action)
-        if actor == self.seat:
-            return words
-        if self.game == "scout" and move["type"] == "flip":
-            return "decided whether to turn the hand around (a private choice)"
-        if self.game == "sly" and move["type"] == "lay":
-            s = move["space"]
-            return f"lay a card face down on space {s} (house {s // 4}, value {s % 4 + 1})"
-        return words
-
-    def narrate_results(self, before: dict, after: dict) -> None:
-        """What a move uncovered: Scout round ends, Sly Safe/gobbled/captured/returned cards."""
-        if self.game == "scout":
-            done = len(after["round_scores"])
-            for r in range(len(before["round_scores"]), done):
-                reason = after["round_end_reasons"][r]
-                if reason == "i":
-                    why = "a hand was emptied (i)"
-                elif self.players == 2:
-                    why = "the other player could neither Show nor Scout (ii)"
-                else:
-                    why = "the turn came back to the active set's owner (ii)"
-                self.say(f"--- Round {r + 1} of {after['rounds']} is over: {why}.")
-                for s in range(self.players):
-                    self.say(f"    {self.who(s):<28} round {after['round_scores'][r][s]:+d}   total {after['scores'][s]:+d}")
-            return
-        name = {0: "Fox"} | {k: f"Hen {k}" for k in range(1, 7)}
-        for i, (b, a) in enumerate(zip(before["spaces"], after["spaces"])):
-            if a is not None and a["safe"] and not (b is not None and b["safe"]):
-                self.say(f"    player_{a['owner']}'s {name[a['card']]} is Safe on space {i} (value {i % 4 + 1}).")
-        for s in range(self.players):
-            for g in after["gobbled"][s][len(before["gobbled"][s]):]:
-                self.say(f"    {self.who(s)}'s Fox gobbled player_{g['owner']}'s {name[g['card']]}.")
-            for f in after["captured"][s][len(before["captured"][s]):]:
-                self.say(f"    {self.who(s)} exposed and captured player_{f}'s Fox.")
-            back = sorted(set(after["known_in_hand"][s]) - set(before["known_in_hand"][s]))
-            if back:
-                self.say(f"    back to player_{s}'s hand: {', '.join(name[c] for c in back)}.")
-
     def step(self, actor: int, action: int) -> None:
+        """Play ``action`` for seat ``actor`` and tell the person what they may see of it
+        (the game's ``text.narrate``: the move, then what it settled)."""
+        from sly_scout_env.games import get_game
+
         words = self.env.action_to_str(action)  # before the move: Scout's words use the hand now
         before = self.env.state_dict()
         self.env.step(action)
         self.moves_played += 1
         after = self.env.state_dict()
-        self.say(f"{self.who(actor)}: {self.public_words(actor, action, words)}")
-        self.narrate_results(before, after)
+        for line in get_game(self.game).module("text").narrate(before, after, actor, action, words, self.seat,
+                                                               self.who):
+            self.say(line)
 
     def bot_move(self, s: int) -> None:
         agent = self.env.agent_selection

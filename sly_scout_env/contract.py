@@ -45,8 +45,12 @@ so a batched version loops rows with ``prange``. Nothing below allocates per mov
     ``choose(policy_id, state, scratch, obs, rng) -> action``: a move for the seat to act,
       from what that seat may know; ``obs`` a float32 buffer of the observation size,
       ``rng`` an int64 array whose element 0 is the policy's own generator word. A
-      policy never draws from the row's ``RNG`` (that generator deals), so the same seed
-      gives the same deals whatever the seats' policies are. -1 for an unknown id.
+      policy never draws from the row's ``RNG`` (that generator deals, and gives the
+      word of a vector env row's next game), so the same seed gives the same deals
+      whatever the seats' policies are. -1 for an unknown id or no legal move.
+    ``policy_seed(state, word) -> int64``: the policies' generator word for the game just
+      dealt into ``state`` from ``word`` (simulation, SB3 opponents and ISMCTS rollouts
+      seed ``rng[0]`` with it at each deal).
 
 ``batch`` -- N games in a 2-D array, for the vector env, SB3 and simulation
     ``new_batch(num_envs, num_players, **options) -> (states, scratch, opts, info)``;
@@ -70,8 +74,11 @@ so a batched version loops rows with ``prange``. Nothing below allocates per mov
     ``decode_action(a, n) -> dict``, ``encode_action(d, n) -> int`` (``n``: the option
       fixing the action layout: Scout's player count, Sly's Hen Houses),
       ``action_to_str(a, n, ...) -> str``, ``render_text(row, viewer, history) -> str``,
-    ``narrate(...)``: how ``agents/play.py`` tells a human about a move and a result
-      (see its docstring in each game).
+    ``narrate(before, after, actor, action, words, viewer, who) -> list[str]``: the lines
+      ``agents/play.py`` tells the person at seat ``viewer`` about seat ``actor``'s move
+      (what the viewer may see of it, then what it settled); ``before``/``after`` are
+      the state dicts around the move, ``words`` its ``action_to_str`` from before it,
+      ``who(seat)`` a seat's name.
 
 ``env`` -- the PettingZoo AEC env (``raw_env``, ``env``): a :class:`_aec.CardGameRawEnv`
     whose ``_k_*`` hooks call the kernels above.
@@ -90,12 +97,12 @@ CONTRACT: dict[str, tuple[str, ...]] = {
         "reset", "legal_actions", "legal_mask", "apply_action", "num_actions",
     ),
     "observation": ("observation_size", "encode_observation"),
-    "policies": ("POLICY_NAMES", "policy_id", "CHOOSE_SCRATCH", "choose"),
+    "policies": ("POLICY_NAMES", "policy_id", "CHOOSE_SCRATCH", "choose", "policy_seed"),
     "batch": (
         "new_batch", "SCRATCH_SIZE", "reset_rows", "step_rows", "legal_masks", "observe_rows",
         "SIM_OPTIONS", "sim_template", "play_rows",
     ),
     "codec": ("state_to_dict", "dict_to_state"),
-    "text": ("decode_action", "encode_action", "action_to_str", "render_text"),
+    "text": ("decode_action", "encode_action", "action_to_str", "render_text", "narrate"),
     "env": ("raw_env", "env"),
 }

@@ -41,11 +41,11 @@ Same semantics as ``SingleAgentEnv``:
   to the other seats in seat order (as ``SingleAgentEnv``).
 
 Determinism: ``reset()`` after ``seed(s)`` (or the first ``reset()`` with the
-constructor's ``seed=s``) deals row ``i`` from ``simulation.stream_words(s, i, 1)``, the
+constructor's ``seed=s``) deals row ``i`` from ``_rng.stream_words(s, i, 1)``, the
 word ``ScoutVectorEnv`` / ``SlyVectorEnv`` use; later games of a row are dealt from words
-drawn from the row's own generator. Opponent moves draw from per-row generators (Sly:
-the row's generator, as the compiled policies do; Scout: a policy generator seeded with
-the game's word ``^ scout.batch._POLICY_SALT`` at each deal, as ``simulate`` does). So a
+drawn from the row's own generator. Opponent moves draw from a per-row policy generator
+seeded at each deal with the game's ``policies.policy_seed``, as ``simulate`` does
+(never from the row's generator, which deals). So a
 row's games depend only on its seed and the learner's actions: not on the row index,
 ``num_envs`` or ``numba.set_num_threads``.
 
@@ -67,6 +67,7 @@ from numba import njit, prange  # noqa: E402
 from ._aec import REWARD_MODES, legal_actions_text  # noqa: E402
 from .checks import check_action_id, check_choice  # noqa: E402
 from ._rng import seed_word  # noqa: E402
+from .kernels import win_rewards  # noqa: E402
 from .scout import batch as SB  # noqa: E402
 from .scout import policies as SP  # noqa: E402
 from .scout import rules as SR  # noqa: E402
@@ -161,7 +162,7 @@ def _scout_play_opponents(state, scratch, prng, pobs, seat_pol, meta, cfg):
 def _scout_start(state, scratch, opts, prng, pobs, seat_pol, meta, opp_ids, cfg, word, points, obs, mask):
     """Deal a game from ``word``, seat the learner and opponents, play up to the learner's turn."""
     SB._reset_one(state, scratch, opts, word)
-    prng[0] = word ^ SB._POLICY_SALT
+    prng[0] = SP.policy_seed(state, word)
     learner = _seat_players(meta, cfg, opp_ids, seat_pol, opts[0])
     err = _scout_play_opponents(state, scratch, prng, pobs, seat_pol, meta, cfg)
     if err == ERR_NONE and (_scout_over(state) or _truncated(meta, cfg)):
@@ -206,7 +207,7 @@ def _scout_step_row(states, scratch, opts, prng, pobs, seat_pol, meta, opp_ids, 
         rewards[i] = t[learner] - points[i, learner]
     elif over:
         SB.scores_into(state, t)
-        SB._win_rewards(num_p, t)
+        win_rewards(num_p, t)
         rewards[i] = t[learner]
     else:
         rewards[i] = 0.0
@@ -245,11 +246,10 @@ def scout_step_serial(states, scratch, opts, prng, pobs, seat_pol, meta, opp_ids
 
 # ----------------------------------------------------------------------------------------
 # Sly kernels: the same signatures (written out per game, not built by a factory: Numba
-# never caches factory closures, see sly_scout_env/sly/batch.py). The compiled Sly
-# policies draw from the row's own generator (rules.RNG); ``prng[i]`` is the row's
-# legal-action buffer for ``choose``; ``opts`` is unused (Sly rows hold their options).
+# never caches factory closures, see sly_scout_env/sly/batch.py). ``prng[i, 0]`` is row
+# i's policy generator, ``scratch[i]`` the scratch of ``choose``; ``opts`` is unused (Sly
+# rows hold their options).
 # ----------------------------------------------------------------------------------------
-SLY_LEGAL_SIZE = YP.CHOOSE_SCRATCH  # the legal ids, then the greedy policy's workspace
 
 
 @njit(cache=True, inline="always")
@@ -258,15 +258,15 @@ def _sly_over(state):
 
 
 @njit(cache=True)
-def _sly_play_opponents(state, legal, pobs, seat_pol, meta, cfg):
+def _sly_play_opponents(state, scratch, prng, pobs, seat_pol, meta, cfg):
     """Opponents move until the learner is to act, the game is over or truncated; returns an error code."""
     learner = meta[M_LEARNER]
     k = 0
     while not _sly_over(state) and state[YR.CURRENT_PLAYER] != learner and not _truncated(meta, cfg):
-        a = YP.choose(seat_pol[state[YR.CURRENT_PLAYER]], state, legal, pobs)
+        a = YP.choose(seat_pol[state[YR.CURRENT_PLAYER]], state, scratch, pobs, prng)
         if a < 0 or not YR.is_legal(state, a):
             return ERR_POLICY
-        YR.apply_action(state, a, legal)
+        YR.apply_action(state, a, scratch)
         meta[M_STEPS] += 1
         k += 1
         if k >= STEP_CAP:
@@ -275,11 +275,12 @@ def _sly_play_opponents(state, legal, pobs, seat_pol, meta, cfg):
 
 
 @njit(cache=True)
-def _sly_start(state, scratch, legal, pobs, seat_pol, meta, opp_ids, cfg, word, points, obs, mask):
+def _sly_start(state, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, word, points, obs, mask):
     """Deal a game from ``word``, seat the learner and opponents, play up to the learner's turn."""
     YR.reset(state, word)
+    prng[0] = YP.policy_seed(state, word)
     learner = _seat_players(meta, cfg, opp_ids, seat_pol, state[YR.NUM_PLAYERS])
-    err = _sly_play_opponents(state, legal, pobs, seat_pol, meta, cfg)
+    err = _sly_play_opponents(state, scratch, prng, pobs, seat_pol, meta, cfg)
     if err == ERR_NONE and (_sly_over(state) or _truncated(meta, cfg)):
         err = ERR_NO_LEARNER_TURN
     YB.points_into(state, points)
@@ -289,23 +290,23 @@ def _sly_start(state, scratch, legal, pobs, seat_pol, meta, opp_ids, cfg, word, 
 
 
 @njit(cache=True, parallel=True)
-def sly_reset_rows(states, scratch, opts, legal, pobs, seat_pol, meta, opp_ids, cfg, words, points, obs, masks,
+def sly_reset_rows(states, scratch, opts, prng, pobs, seat_pol, meta, opp_ids, cfg, words, points, obs, masks,
                    errors):
     for i in prange(states.shape[0]):
         meta[i, M_EPISODE] = 0
-        errors[i] = _sly_start(states[i], scratch[i], legal[i], pobs[i], seat_pol[i], meta[i], opp_ids, cfg,
+        errors[i] = _sly_start(states[i], scratch[i], prng[i], pobs[i], seat_pol[i], meta[i], opp_ids, cfg,
                                words[i], points[i], obs[i], masks[i])
 
 
 @njit(cache=True, inline="always")
-def _sly_step_row(states, scratch, opts, legal, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs, masks,
+def _sly_step_row(states, scratch, opts, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs, masks,
                   rewards, dones, truncs, term_obs, final_scores, errors, i):
     state = states[i]
     num_p = state[YR.NUM_PLAYERS]
     learner = meta[i, M_LEARNER]
     YR.apply_action(state, actions[i], scratch[i])
     meta[i, M_STEPS] += 1
-    err = _sly_play_opponents(state, legal[i], pobs[i], seat_pol[i], meta[i], cfg)
+    err = _sly_play_opponents(state, scratch[i], prng[i], pobs[i], seat_pol[i], meta[i], cfg)
     over = _sly_over(state)
     trunc = (not over) and _truncated(meta[i], cfg)
     t = tmp[i]
@@ -314,7 +315,7 @@ def _sly_step_row(states, scratch, opts, legal, pobs, seat_pol, meta, opp_ids, c
         rewards[i] = t[learner] - points[i, learner]
     elif over:
         YB.scores_into(state, t)
-        YB._win_rewards(num_p, t)
+        win_rewards(num_p, t)
         rewards[i] = t[learner]
     else:
         rewards[i] = 0.0
@@ -325,7 +326,7 @@ def _sly_step_row(states, scratch, opts, legal, pobs, seat_pol, meta, opp_ids, c
         for p in range(num_p):
             final_scores[i, p] = t[p]
         sly_observe(state, learner, term_obs[i])
-        err = _sly_start(state, scratch[i], legal[i], pobs[i], seat_pol[i], meta[i], opp_ids, cfg,
+        err = _sly_start(state, scratch[i], prng[i], pobs[i], seat_pol[i], meta[i], opp_ids, cfg,
                          YB._new_word(state), points[i], obs[i], masks[i])
     elif err == ERR_NONE:
         YB.points_into(state, points[i])
@@ -335,18 +336,18 @@ def _sly_step_row(states, scratch, opts, legal, pobs, seat_pol, meta, opp_ids, c
 
 
 @njit(cache=True, parallel=True)
-def sly_step_parallel(states, scratch, opts, legal, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
+def sly_step_parallel(states, scratch, opts, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
                       masks, rewards, dones, truncs, term_obs, final_scores, errors):
     for i in prange(states.shape[0]):
-        _sly_step_row(states, scratch, opts, legal, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
+        _sly_step_row(states, scratch, opts, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
                       masks, rewards, dones, truncs, term_obs, final_scores, errors, i)
 
 
 @njit(cache=True)
-def sly_step_serial(states, scratch, opts, legal, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
+def sly_step_serial(states, scratch, opts, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
                     masks, rewards, dones, truncs, term_obs, final_scores, errors):
     for i in range(states.shape[0]):
-        _sly_step_row(states, scratch, opts, legal, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
+        _sly_step_row(states, scratch, opts, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
                       masks, rewards, dones, truncs, term_obs, final_scores, errors, i)
 
 
@@ -417,8 +418,8 @@ class _Engine:
         self.seat_pol = np.full((n, P), -1, dtype=np.int64)
         self.meta = np.zeros((n, META), dtype=np.int64)
         self.pobs = np.zeros((n, D), dtype=np.float32)  # the opponents' observation scratch (greedy)
-        # Scout: per-row policy generator word; Sly: per-row legal-action buffer.
-        self.prng = np.zeros((n, 1 if self.game == "scout" else SLY_LEGAL_SIZE), dtype=np.int64)
+        # Per-row policy generator word of the compiled opponents (both games).
+        self.prng = np.zeros((n, 1), dtype=np.int64)
         self.points = np.zeros((n, P), dtype=np.float64)
         self.tmp = np.zeros((n, P), dtype=np.float64)
         self.obs = np.zeros((n, D), dtype=np.float32)

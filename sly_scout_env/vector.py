@@ -50,7 +50,7 @@ Where a turn-based multi-agent env must differ from Gymnasium's single-agent vec
   ``reset(options={"reset_mask": rows})`` (stepping it with another action raises).
 
 Seeds: ``reset(seed=s)`` with an int seeds game ``i`` with
-``simulation.stream_words(s, i, 1)`` (game ``i`` is the same game whatever ``num_envs``);
+``_rng.stream_words(s, i, 1)`` (game ``i`` is the same game whatever ``num_envs``);
 a sequence of ``N`` ints seeds game ``i`` exactly as the AEC env's ``reset(seed=seed[i])``.
 With ``autoreset``, a finished game restarts with a seed word drawn from its own
 generator, so the games of a row depend only on its first seed (not on the batch size,

@@ -34,15 +34,14 @@ class Replay:
         self.seat_mode = learner_seat
         self.episode = 0
         self.obs_buf = np.zeros(self.env.observation_size, dtype=np.float32)
-        self.scratch = np.zeros(scout_rules.SCRATCH_SIZE, dtype=np.int64)
-        self.legal = np.zeros(sb3_vec.SLY_LEGAL_SIZE, dtype=np.int64)
+        self.scratch = np.zeros(self.pol.CHOOSE_SCRATCH, dtype=np.int64)
         self.start(word)
 
     def start(self, word):
         self.env._k_reset(int(word))
         self.env._start_episode()
-        # Scout's compiled policies draw from a generator seeded by the deal word (as simulate does).
-        self.prng = np.array([np.int64(word) ^ scout_batch._POLICY_SALT], dtype=np.int64)
+        # The compiled policies draw from a generator seeded by the deal word (as simulate does).
+        self.prng = np.array([self.pol.policy_seed(self.env._state, np.int64(word))], dtype=np.int64)
         self.learner = self.seat_mode if isinstance(self.seat_mode, int) else self.episode % self.P
         self.episode += 1
         others = [s for s in range(self.P) if s != self.learner]
@@ -62,10 +61,7 @@ class Replay:
         while not self.over() and self.env.agent_selection != self.agent:
             seat = self.env.agent_name_mapping[self.env.agent_selection]
             state = self.env._state
-            if self.game == "scout":
-                a = self.pol.choose(self.seat_policy[seat], state, self.scratch, self.obs_buf, self.prng)
-            else:
-                a = self.pol.choose(self.seat_policy[seat], state, self.legal, self.obs_buf)
+            a = self.pol.choose(self.seat_policy[seat], state, self.scratch, self.obs_buf, self.prng)
             self.env.step(int(a))
             total += self.env.rewards[self.agent]
         return total

@@ -8,7 +8,8 @@ from sly_scout_env import scout_v0, sly_v0
 from sly_scout_env._rng import rng_below
 from sly_scout_env._rng import stream_words
 from sly_scout_env.simulation import simulate
-from sly_scout_env.scout import batch as scout_batch
+from sly_scout_env.scout import policies as scout_policies
+from sly_scout_env.sly import policies as sly_policies
 from sly_scout_env.sly import rules as sly_rules
 
 KEYS = ("scores", "winners", "steps", "end_reason")
@@ -50,7 +51,7 @@ def test_chunks_and_threads_give_identical_arrays(game, players):
 
 @pytest.mark.parametrize("players", (2, 3, 4))
 def test_sly_games_replay_through_the_raw_env(players):
-    """Game i of simulate == the raw env dealt with stream word i, moves drawn from its row generator."""
+    """Game i of simulate == the raw env dealt with stream word i, moves from the policy generator."""
     sim = simulate("sly", 40, players=players, seed=11)
     words = stream_words(11, 0, 40)
     for i in range(40):
@@ -58,11 +59,12 @@ def test_sly_games_replay_through_the_raw_env(players):
         e.reset(seed=0)
         e._k_reset(int(words[i]))
         e._start_episode()
+        policy = np.array([sly_policies.policy_seed(e._state, words[i])], dtype=np.int64)
         paid = np.zeros(players)
         steps = 0
         while not e.terminations[e.agent_selection]:
             legal = np.flatnonzero(e.legal_action_mask())
-            e.step(int(legal[rng_below(e._state, sly_rules.RNG, len(legal))]))
+            e.step(int(legal[rng_below(policy, 0, len(legal))]))
             steps += 1
             paid += [e.rewards[a] for a in e.possible_agents]
         assert steps == sim["steps"][i]
@@ -81,7 +83,7 @@ def test_scout_hands_replay_through_the_raw_env(players):
         e.reset(seed=0)
         e._k_reset(int(words[i]))
         e._start_episode()
-        policy = np.array([words[i] ^ scout_batch._POLICY_SALT], dtype=np.int64)
+        policy = np.array([scout_policies.policy_seed(e._state, words[i])], dtype=np.int64)
         paid = np.zeros(players)
         steps = 0
         while not e.terminations[e.agent_selection]:

@@ -1,6 +1,7 @@
 """Batched Scout kernels: N games in one 2-D ``int64`` array, one game per row.
 
-Same kernels and signatures as ``sly_scout_env.sly.batch`` (read its docstring): every
+The same kernels, signatures and source as ``sly_scout_env.sly.batch`` (read its
+docstring; ``tests/test_game_contract.py`` pins the two copies together): every
 kernel loops over rows with ``numba.prange`` into preallocated buffers, and each row
 carries its own generator, so a game plays the same whatever its row, the batch size or
 the thread count.
@@ -28,13 +29,13 @@ import numpy as np  # noqa: E402
 from numba import njit, prange  # noqa: E402
 
 from .._rng import rng_next
+from ..kernels import win_rewards
 from . import policies as P
 from . import rules as R
 from .observation import encode_observation, observation_size
 
 SCRATCH_SIZE = P.CHOOSE_SCRATCH  # per-row int64 scratch: the rules' and the compiled policies'
 SERIAL_BELOW = 256  # batches smaller than this run on one thread: a parallel launch costs more
-_POLICY_SALT = np.int64(0x5851F42D4C957F2D)  # decorrelates the move generator from the deal generator
 
 
 def new_batch(num_envs: int, num_players=4, **options):
@@ -78,6 +79,23 @@ def scores_into(state, out):
     points_into(state, out)
 
 
+@njit(cache=True, inline="always")
+def _observation_size(state):
+    """``observation.observation_size`` of the row's options."""
+    return observation_size(state[R.NUM_PLAYERS])
+
+
+@njit(cache=True)
+def _unit_result(state, out):
+    """A simulated hand's round scores into ``out`` (zeros if the step cap stopped it); its end reason."""
+    if state[R.PHASE] != R.PHASE_GAME_OVER:
+        out[:] = 0
+        return R.END_NONE
+    for s in range(out.shape[0]):
+        out[s] = state[R.O_LAST_ROUND_SCORES + s]
+    return state[R.O_LAST_END_REASON]
+
+
 @njit(cache=True)
 def _reset_one(state, scratch, opts, word):
     R.reset(state, word)
@@ -107,26 +125,6 @@ def _observe_current(state, i, obs, masks, seats, scratch):
     seats[i] = seat
     encode_observation(state, seat, obs[i])
     return _mask_one(state, masks[i], scratch)
-
-
-@njit(cache=True)
-def _win_rewards(num_p, out):
-    """Turn the final scores in ``out[:num_p]`` into the AEC env's win rewards, in place."""
-    best = out[0]
-    for p in range(1, num_p):
-        if out[p] > best:
-            best = out[p]
-    winners = 0
-    for p in range(num_p):
-        if out[p] == best:
-            winners += 1
-    for p in range(num_p):
-        if winners == num_p:
-            out[p] = 0.0
-        elif out[p] == best:
-            out[p] = 1.0 / winners
-        else:
-            out[p] = -1.0 / (num_p - winners)
 
 
 @njit(cache=True, inline="always")
@@ -173,7 +171,7 @@ def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_step
             points[i, p] = new
     elif over:
         points_into(state, r)
-        _win_rewards(num_p, r)
+        win_rewards(num_p, r)
     else:
         r[:] = 0.0
     trunc = (not over) and max_steps > 0 and ep_steps[i] >= max_steps
@@ -248,12 +246,13 @@ def sim_template(num_players, **options):
 
 @njit(cache=True, parallel=True)
 def play_rows(template, words, policy_ids, step_cap, scores, steps, ends):
-    """Play one hand per seed word with the compiled policies ``policy_ids[seat]``.
+    """Play one unit (a Scout hand, a Sly game) per seed word from the row ``template``.
 
-    The deal comes from the row generator (word ``words[g]``), the moves from a policy
-    generator seeded with ``words[g] ^ _POLICY_SALT``. Writes the round scores, the
-    actions taken (flip decisions included) and the end reason (0 if the step cap
-    stopped the hand, -1 if a policy failed). Returns the number of failed hands.
+    Seat ``s`` plays with the compiled policy ``policy_ids[s]``. The deal comes from the
+    row generator (word ``words[g]``), the moves from the policy generator seeded with
+    ``policies.policy_seed``. Writes the scores (:func:`_unit_result`), the actions taken
+    and the end reason (0 if the step cap stopped the unit, -1 if a policy failed).
+    Returns the number of failed units.
     """
     n = words.shape[0]
     num_p = template[R.NUM_PLAYERS]
@@ -262,28 +261,22 @@ def play_rows(template, words, policy_ids, step_cap, scores, steps, ends):
     for b in prange(blocks):
         state = template.copy()
         scratch = np.zeros(SCRATCH_SIZE, dtype=np.int64)
-        obs = np.zeros(observation_size(num_p), dtype=np.float32)
+        obs = np.zeros(_observation_size(template), dtype=np.float32)
         rng = np.zeros(1, dtype=np.int64)
         for g in range(b * PLAY_BLOCK, min(n, (b + 1) * PLAY_BLOCK)):
             R.reset(state, words[g])
-            rng[0] = words[g] ^ _POLICY_SALT
+            rng[0] = P.policy_seed(state, words[g])
             k = 0
             failed = False
-            while state[R.PHASE] != R.PHASE_GAME_OVER and k < step_cap:
+            while not game_over(state) and k < step_cap:
                 a = P.choose(policy_ids[state[R.CURRENT_PLAYER]], state, scratch, obs, rng)
-                if a < 0 or R.apply_action(state, a, scratch) != 0:
+                if a < 0 or _apply_one(state, a, scratch) != 0:
                     failed = True
                     break
                 k += 1
             steps[g] = k
-            if state[R.PHASE] == R.PHASE_GAME_OVER:
-                ends[g] = state[R.O_LAST_END_REASON]
-                for s in range(num_p):
-                    scores[g, s] = state[R.O_LAST_ROUND_SCORES + s]
-            else:
-                ends[g] = -1 if failed else R.END_NONE
-                for s in range(num_p):
-                    scores[g, s] = 0
+            end = _unit_result(state, scores[g, :num_p])
+            ends[g] = -1 if failed else end
             if failed:
                 bad += 1
     return bad

@@ -15,11 +15,13 @@ Returns the action id, or -1 for an unknown policy id or an engine error (caller
 validate ids first with :func:`policy_id`).
 
 Why a generator apart from the row's: the row's generator deals the next rounds; if the
-moves drew from it too, a different policy would change the later deals.
+moves drew from it too, a different policy would change the later deals. Callers seed it
+with :func:`policy_seed` at each deal.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .._rng import rng_below
@@ -41,6 +43,19 @@ POLICY_NAMES = ("random", "greedy")
 # Length of the int64 scratch that ``choose`` needs: the rules scratch (legal ids first,
 # greedy's workspace in its tail).
 CHOOSE_SCRATCH = R.SCRATCH_SIZE
+
+
+_POLICY_SALT = np.int64(0x5851F42D4C957F2D)  # decorrelates the move generator from the deal generator
+
+
+@njit(cache=True)
+def policy_seed(state, word):
+    """The policies' generator word for the game just dealt into ``state`` from ``word``.
+
+    Scout deals every round from the row's generator, so the moves draw from a separate
+    stream: ``word`` salted.
+    """
+    return word ^ _POLICY_SALT
 
 
 def policy_id(name: str) -> int:

@@ -181,15 +181,6 @@ def in_deck(num_players, a, b):
     return True
 
 
-@njit(cache=True)
-def deck_size(num_players):
-    if num_players == 3:
-        return 36
-    if num_players == 5:
-        return 45
-    return 44
-
-
 @njit(cache=True, inline="always")
 def flipped(code):
     return ((code & 15) << 4) | (code >> 4)

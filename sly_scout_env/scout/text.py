@@ -158,3 +158,30 @@ def render_text(row: np.ndarray, viewer: int | None, history) -> str:
     if round_scores:
         lines.append("Round scores: " + "; ".join(" ".join(f"{x:+d}" for x in r) for r in round_scores))
     return "\n".join(lines)
+
+
+# --- narration (agents/play.py, the web table) ------------------------------------------------
+def narrate(before: dict, after: dict, actor: int, action: int, words: str, viewer: int, who) -> list[str]:
+    """What the person at seat ``viewer`` is told of seat ``actor``'s move ``action``.
+
+    ``before`` / ``after`` are the state dicts around the move, ``words`` the move's
+    :func:`action_to_str` taken before it (it names the cards of the hand then), ``who(seat)``
+    a seat's name. Returns the lines: the move as the viewer may see it (another seat's
+    flip decision is private), then every round it ended with the round's scores.
+    """
+    n = after["num_players"]
+    if actor != viewer and decode_action(action, n)["type"] == "flip":
+        words = "decided whether to turn the hand around (a private choice)"
+    lines = [f"{who(actor)}: {words}"]
+    for r in range(len(before["round_scores"]), len(after["round_scores"])):
+        reason = after["round_end_reasons"][r]
+        if reason == "i":
+            why = "a hand was emptied (i)"
+        elif n == 2:
+            why = "the other player could neither Show nor Scout (ii)"
+        else:
+            why = "the turn came back to the active set's owner (ii)"
+        lines.append(f"--- Round {r + 1} of {after['rounds']} is over: {why}.")
+        for s in range(n):
+            lines.append(f"    {who(s):<28} round {after['round_scores'][r][s]:+d}   total {after['scores'][s]:+d}")
+    return lines

@@ -32,7 +32,11 @@ Why ``step_rows`` and ``play_rows`` are written out again in ``scout/batch.py`` 
 than built once by a factory over each game's per-row kernels: Numba never caches such
 closures (``cache=True`` is ignored for them; measured: a fresh compile in every
 process), and a cold compile of these parallel kernels costs seconds at every import.
-The two copies differ only in the game's row offsets and per-row kernels.
+The two copies are the same source (``tests/test_game_contract.py`` pins them): they
+reach the game through its ``rules`` (``R``), ``policies`` (``P``) and ``observation``
+modules and the per-game hooks ``points_into``, ``scores_into``, ``_observation_size``
+and ``_unit_result``. Helpers that need no game (``win_rewards``) live once, in
+``sly_scout_env/kernels.py``.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ import numpy as np  # noqa: E402
 from numba import njit, prange  # noqa: E402
 
 from .._rng import rng_next
+from ..kernels import win_rewards
 from . import policies as P
 from . import rules as R
 from .observation import encode_observation, observation_size
@@ -86,11 +91,6 @@ def game_over(state):
     return state[R.PHASE] == R.PHASE_GAME_OVER
 
 
-@njit(cache=True, inline="always")
-def current_seat(state):
-    return state[R.CURRENT_PLAYER]
-
-
 @njit(cache=True)
 def points_into(state, out):
     """Points paid so far under ``reward="score"``: zero until the game ends, then the scores."""
@@ -105,6 +105,19 @@ def points_into(state, out):
 def scores_into(state, out):
     """Points per seat so far (final once the game is over)."""
     R.scores(state, out)
+
+
+@njit(cache=True, inline="always")
+def _observation_size(state):
+    """``observation.observation_size`` of the row's options."""
+    return observation_size(state[R.NUM_PLAYERS], state[R.HEN_HOUSES])
+
+
+@njit(cache=True)
+def _unit_result(state, out):
+    """A simulated game's points into ``out`` (so far, if the step cap stopped it); its end reason."""
+    R.scores(state, out)
+    return state[R.END_REASON]
 
 
 @njit(cache=True)
@@ -136,26 +149,6 @@ def _observe_current(state, i, obs, masks, seats, scratch):
     seats[i] = seat
     encode_observation(state, seat, obs[i])
     return _mask_one(state, masks[i], scratch)
-
-
-@njit(cache=True)
-def _win_rewards(num_p, out):
-    """Turn the final scores in ``out[:num_p]`` into the AEC env's win rewards, in place."""
-    best = out[0]
-    for p in range(1, num_p):
-        if out[p] > best:
-            best = out[p]
-    winners = 0
-    for p in range(num_p):
-        if out[p] == best:
-            winners += 1
-    for p in range(num_p):
-        if winners == num_p:
-            out[p] = 0.0
-        elif out[p] == best:
-            out[p] = 1.0 / winners
-        else:
-            out[p] = -1.0 / (num_p - winners)
 
 
 @njit(cache=True, inline="always")
@@ -202,7 +195,7 @@ def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_step
             points[i, p] = new
     elif over:
         points_into(state, r)
-        _win_rewards(num_p, r)
+        win_rewards(num_p, r)
     else:
         r[:] = 0.0
     trunc = (not over) and max_steps > 0 and ep_steps[i] >= max_steps
@@ -266,37 +259,38 @@ PLAY_BLOCK = 256  # games per parallel task: per-task buffers are allocated once
 
 @njit(cache=True, parallel=True)
 def play_rows(template, words, policy_ids, step_cap, scores, steps, ends):
-    """Play one game per seed word with the compiled policies ``policy_ids[seat]``.
+    """Play one unit (a Scout hand, a Sly game) per seed word from the row ``template``.
 
-    Writes final scores (``scores[g, :P]``), actions taken and the end reason (0 if the
-    step cap stopped the game). Returns the number of games where a policy returned an
-    invalid action (0 unless a policy id is unknown).
+    Seat ``s`` plays with the compiled policy ``policy_ids[s]``. The deal comes from the
+    row generator (word ``words[g]``), the moves from the policy generator seeded with
+    ``policies.policy_seed``. Writes the scores (:func:`_unit_result`), the actions taken
+    and the end reason (0 if the step cap stopped the unit, -1 if a policy failed).
+    Returns the number of failed units.
     """
     n = words.shape[0]
-    blocks = (n + PLAY_BLOCK - 1) // PLAY_BLOCK
     num_p = template[R.NUM_PLAYERS]
+    blocks = (n + PLAY_BLOCK - 1) // PLAY_BLOCK
     bad = 0
     for b in prange(blocks):
         state = template.copy()
         scratch = np.zeros(SCRATCH_SIZE, dtype=np.int64)
-        obs = np.zeros(observation_size(num_p, template[R.HEN_HOUSES]), dtype=np.float32)
-        pts = np.zeros(num_p, dtype=np.int64)
+        obs = np.zeros(_observation_size(template), dtype=np.float32)
+        rng = np.zeros(1, dtype=np.int64)
         for g in range(b * PLAY_BLOCK, min(n, (b + 1) * PLAY_BLOCK)):
             R.reset(state, words[g])
+            rng[0] = P.policy_seed(state, words[g])
+            k = 0
             failed = False
-            while state[R.PHASE] != R.PHASE_GAME_OVER and state[R.STEPS] < step_cap:
-                a = P.choose(policy_ids[state[R.CURRENT_PLAYER]], state, scratch, obs)
-                if a < 0 or not R.is_legal(state, a):
+            while not game_over(state) and k < step_cap:
+                a = P.choose(policy_ids[state[R.CURRENT_PLAYER]], state, scratch, obs, rng)
+                if a < 0 or _apply_one(state, a, scratch) != 0:
                     failed = True
                     break
-                R.apply_action(state, a, scratch)
-            R.scores(state, pts)
-            for p in range(num_p):
-                scores[g, p] = pts[p]
-            steps[g] = state[R.STEPS]
-            ends[g] = state[R.END_REASON]  # END_NONE if the cap stopped it
+                k += 1
+            steps[g] = k
+            end = _unit_result(state, scores[g, :num_p])
+            ends[g] = -1 if failed else end
             if failed:
-                ends[g] = -1
                 bad += 1
     return bad
 

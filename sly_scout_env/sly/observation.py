@@ -55,7 +55,9 @@ PLAYER_FEATURES = 4
 OPPONENT_FEATURES = 2 * CARDS_PER_PLAYER
 
 
-def space_features(num_players: int) -> int:
+@njit(cache=True, inline="always")
+def space_features(num_players):
+    """Floats per space: 4 flags, the owner (one-hot over seats), the card (one-hot)."""
     return 4 + num_players + CARDS_PER_PLAYER
 
 
@@ -65,7 +67,7 @@ def observation_size(num_players, hen_houses):
     s = SPACES_PER_HOUSE * hen_houses
     return (
         CARDS_PER_PLAYER
-        + s * (4 + num_players + CARDS_PER_PLAYER)
+        + s * space_features(num_players)
         + num_players * PLAYER_FEATURES
         + (num_players - 1) * OPPONENT_FEATURES
     )
@@ -81,7 +83,7 @@ def encode_observation(state, seat, out):
     for c in range(CARDS_PER_PLAYER):
         if state[CARD_WHERE + base + c] == IN_HAND:
             out[c] = 1.0
-    sf = 4 + num_p + CARDS_PER_PLAYER
+    sf = space_features(num_p)
     o = CARDS_PER_PLAYER
     players = o + n_sp * sf
     for s in range(n_sp):

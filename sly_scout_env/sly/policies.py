@@ -5,16 +5,19 @@ legal actions and (for informed policies) the player's own observation vector, n
 the hidden parts of the state row. Each policy has a small integer id so that batched
 and simulation kernels can hold one id per seat and dispatch without Python objects.
 
-``choose(policy_id, state, scratch, obs)``:
-  ``state`` the game row (only its generator ``RNG`` and public/own fields are read),
+``choose(policy_id, state, scratch, obs, rng)``:
+  ``state`` the game row (only public/own fields are read),
   ``scratch`` an int64 scratch of ``CHOOSE_SCRATCH`` entries: the legal actions are written
   to its front, and ``greedy`` works in the rest, so a move allocates nothing,
-  ``obs`` a float32 scratch of the observation size (filled by informed policies).
+  ``obs`` a float32 scratch of the observation size (filled by informed policies),
+  ``rng`` an int64 array whose element 0 is the policy's own splitmix64 generator word.
 Returns the action id, or -1 for an unknown policy id (callers validate ids first with
 :func:`policy_id`).
 
-Random draws come from the row's own generator, so a game with a given seed and the
-same policies plays the same whatever the batch or thread count.
+Why a generator apart from the row's: the row's generator deals (and draws the first
+player) and then gives the word of the row's next game (the vector envs' autoreset); if
+the moves drew from it, a different policy at one seat would change the later deals.
+Callers seed it with :func:`policy_seed` at each deal.
 """
 
 from __future__ import annotations
@@ -33,9 +36,22 @@ GREEDY = 1  # the public-knowledge heuristic of heuristic.py (reads only the sea
 # a policy's id is its index here.
 POLICY_NAMES = ("random", "greedy")
 
-# Length of the int64 ``legal`` scratch that ``choose`` needs: the legal action ids, then
+# Length of the int64 ``scratch`` that ``choose`` needs: the legal action ids, then
 # the heuristic's workspace (so that choosing a move allocates nothing).
 CHOOSE_SCRATCH = LEGAL_MAX + WORK_SIZE
+
+
+@njit(cache=True)
+def policy_seed(state, word):
+    """The policies' generator word for the game just dealt into ``state`` from ``word``.
+
+    Sly deals only at reset, so the policies continue the row generator's stream from
+    where the deal left it (in a copy: the row's word stays for the next game's seed).
+    Why not a salted word as in Scout: the moves of a single game are then exactly those
+    the policies drew from the row before the two generators were separated, so every
+    simulation is unchanged.
+    """
+    return state[R.RNG]
 
 
 def policy_id(name: str) -> int:
@@ -46,16 +62,18 @@ def policy_id(name: str) -> int:
 
 
 @njit(cache=True)
-def choose(policy_id, state, scratch, obs):
+def choose(policy_id, state, scratch, obs, rng):
     legal = scratch
     n = R.legal_actions(state, legal)
+    if n <= 0:
+        return -1
     if policy_id == RANDOM:
-        return legal[rng_below(state, R.RNG, n)]
+        return legal[rng_below(rng, 0, n)]
     if policy_id == GREEDY:
         if legal.shape[0] < CHOOSE_SCRATCH:  # the kernels do not bounds-check: refuse, never overrun
             raise ValueError("sly policies.choose: the scratch must hold CHOOSE_SCRATCH entries")
         # The heuristic sees the acting seat's observation and the legal actions only.
         encode_observation(state, state[R.CURRENT_PLAYER], obs)
         return greedy_act(obs, legal, n, state[R.NUM_PLAYERS], state[R.HEN_HOUSES], state[R.REVEAL_ALL],
-                          state, R.RNG, legal[LEGAL_MAX:])
+                          rng, 0, legal[LEGAL_MAX:])
     return -1

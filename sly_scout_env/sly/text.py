@@ -140,3 +140,31 @@ def render_text(row, viewer: int | None, history=None) -> str:
         tail = ("; " + "; ".join(extra)) if extra else ""
         lines.append(f"  {who(p)}: {hand}{tail}; score {int(pts[p])}")
     return "\n".join(lines)
+
+
+# -- narration (agents/play.py, the web table) -----------------------------------------
+def narrate(before: dict, after: dict, actor: int, action: int, words: str, viewer: int, who) -> list[str]:
+    """What the person at seat ``viewer`` is told of seat ``actor``'s move ``action``.
+
+    ``before`` / ``after`` are the state dicts around the move, ``words`` the move's
+    :func:`action_to_str` taken before it, ``who(seat)`` a seat's name. Returns the lines:
+    the move as the viewer may see it (another seat's Lay shows only the space), then
+    what it uncovered: Safe Hens, gobbled Hens, captured Foxes, cards sent home.
+    """
+    move = decode_action(action, after["hen_houses"])
+    if actor != viewer and move["type"] == "lay":
+        words = f"lay a card face down on {space_name(move['space'])}"
+    lines = [f"{who(actor)}: {words}"]
+    for i, (b, a) in enumerate(zip(before["spaces"], after["spaces"])):
+        if a is not None and a["safe"] and not (b is not None and b["safe"]):
+            lines.append(f"    player_{a['owner']}'s {CARD_NAMES[a['card']]} is Safe on space {i} "
+                         f"(value {i % R.SPACES_PER_HOUSE + 1}).")
+    for s in range(after["num_players"]):
+        for g in after["gobbled"][s][len(before["gobbled"][s]):]:
+            lines.append(f"    {who(s)}'s Fox gobbled player_{g['owner']}'s {CARD_NAMES[g['card']]}.")
+        for f in after["captured"][s][len(before["captured"][s]):]:
+            lines.append(f"    {who(s)} exposed and captured player_{f}'s Fox.")
+        back = sorted(set(after["known_in_hand"][s]) - set(before["known_in_hand"][s]))
+        if back:
+            lines.append(f"    back to player_{s}'s hand: {', '.join(CARD_NAMES[c] for c in back)}.")
+    return lines

@@ -23,10 +23,9 @@ def _env_from(d):
 def _greedy_choice(env, word=12345):
     """The compiled greedy policy's move for the seat to act, with a fixed generator word."""
     row = env.unwrapped._state.copy()
-    row[R.RNG] = word
-    legal = np.zeros(SP.CHOOSE_SCRATCH, dtype=np.int64)
+    scratch = np.zeros(SP.CHOOSE_SCRATCH, dtype=np.int64)
     obs = np.zeros(observation_size(int(row[R.NUM_PLAYERS]), int(row[R.HEN_HOUSES])), dtype=np.float32)
-    return int(SP.choose(SP.policy_id("greedy"), row, legal, obs))
+    return int(SP.choose(SP.policy_id("greedy"), row, scratch, obs, np.array([word], dtype=np.int64)))
 
 
 def test_compiled_greedy_refuses_a_scratch_too_small_instead_of_overrunning_it():
@@ -34,9 +33,10 @@ def test_compiled_greedy_refuses_a_scratch_too_small_instead_of_overrunning_it()
     env.reset(seed=0)
     row = env.unwrapped._state.copy()
     obs = np.zeros(observation_size(3, 2), dtype=np.float32)
+    rng = np.array([5], dtype=np.int64)
     with pytest.raises(ValueError, match="CHOOSE_SCRATCH"):
-        SP.choose(SP.policy_id("greedy"), row, np.zeros(R.num_actions(2), dtype=np.int64), obs)
-    assert SP.choose(SP.policy_id("greedy"), row, np.zeros(SP.CHOOSE_SCRATCH, dtype=np.int64), obs) >= 0
+        SP.choose(SP.policy_id("greedy"), row, np.zeros(R.num_actions(2), dtype=np.int64), obs, rng)
+    assert SP.choose(SP.policy_id("greedy"), row, np.zeros(SP.CHOOSE_SCRATCH, dtype=np.int64), obs, rng) >= 0
 
 
 def _base(num_players=2):
