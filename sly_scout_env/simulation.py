@@ -28,8 +28,8 @@ import numpy as np
 from ._rng import seed_word, stream_words
 from .checks import check_int
 from .games import get_game
+from .kernels import STEP_CAP
 
-STEP_CAP = 100_000  # Sly's Fox-only Reveals could repeat for ever in principle; cap every game
 CHUNK_SIZE = 65_536
 
 

@@ -1,202 +1,56 @@
-"""The fast single-agent SB3 VecEnv against a replay through the raw PettingZoo env."""
+"""The SB3 VecEnv over the single-learner engine: SB3's API (masks, infos, seeding,
+checks, MaskablePPO), outputs equal to the engine's (tests/test_learner.py replays the
+engine through the raw env), bad input."""
 
 import subprocess
 import sys
 
-import numba
 import numpy as np
 import pytest
 
-from sly_scout_env import scout_v0, sly_v0
-from sly_scout_env import sb3_vec
-from sly_scout_env.scout import batch as scout_batch
-from sly_scout_env.scout import policies as scout_policies
-from sly_scout_env.scout import rules as scout_rules
-from sly_scout_env._rng import stream_words
-from sly_scout_env.sly import batch as sly_batch
-from sly_scout_env.sly import policies as sly_policies
-
 pytest.importorskip("stable_baselines3")
-SingleAgentVecEnv = sb3_vec.SingleAgentVecEnv
+
+from sly_scout_env._rng import stream_words  # noqa: E402
+from sly_scout_env.learner import SingleLearnerBatch  # noqa: E402
+from sly_scout_env.sb3_vec import SingleAgentVecEnv  # noqa: E402
 
 
-class Replay:
-    """One row replayed on the raw AEC env: same deal words, opponents by the compiled ``choose``."""
-
-    def __init__(self, game, word, learner_seat, opponents, reward, options, max_steps=None):
-        self.game = game
-        module = scout_v0 if game == "scout" else sly_v0
-        self.env = module.raw_env(reward=reward, max_steps=max_steps, **options)
-        self.P = self.env.num_players
-        self.pol = scout_policies if game == "scout" else sly_policies
-        self.batch = scout_batch if game == "scout" else sly_batch
-        self.ids = [self.pol.policy_id(o) for o in opponents]
-        self.seat_mode = learner_seat
-        self.episode = 0
-        self.obs_buf = np.zeros(self.env.observation_size, dtype=np.float32)
-        self.scratch = np.zeros(self.pol.CHOOSE_SCRATCH, dtype=np.int64)
-        self.start(word)
-
-    def start(self, word):
-        self.env._k_reset(int(word))
-        self.env._start_episode()
-        # The compiled policies draw from a generator seeded by the deal word (as simulate does).
-        self.prng = np.array([self.pol.policy_seed(self.env._state, np.int64(word))], dtype=np.int64)
-        self.learner = self.seat_mode if isinstance(self.seat_mode, int) else self.episode % self.P
-        self.episode += 1
-        others = [s for s in range(self.P) if s != self.learner]
-        self.seat_policy = {s: self.ids[k] for k, s in enumerate(others)}
-        self.play_opponents()  # rewards before the learner's first move are not paid (as SingleAgentEnv)
-        self.returns = 0.0
-
-    @property
-    def agent(self):
-        return self.env.possible_agents[self.learner]
-
-    def over(self):
-        return self.env.terminations[self.agent] or self.env.truncations[self.agent]
-
-    def play_opponents(self):
-        total = 0.0
-        while not self.over() and self.env.agent_selection != self.agent:
-            seat = self.env.agent_name_mapping[self.env.agent_selection]
-            state = self.env._state
-            a = self.pol.choose(self.seat_policy[seat], state, self.scratch, self.obs_buf, self.prng)
-            self.env.step(int(a))
-            total += self.env.rewards[self.agent]
-        return total
-
-    def learner_step(self, action):
-        self.env.step(int(action))
-        r = self.env.rewards[self.agent] + self.play_opponents()
-        self.returns += r
-        return r
-
-    def restart(self):
-        # What autoreset does: the next deal word comes from the row's own generator.
-        self.start(self.batch._new_word(self.env._state))
-
-
-CASES = [
-    ("scout", dict(num_players=2), "greedy", "rotate", "score", None),
-    ("scout", dict(num_players=3, rounds=1), ["random", "greedy"], 1, "win", None),
-    ("scout", dict(num_players=4), "greedy", "rotate", "score", 25),  # truncation mid-game, rounds scored
-    ("sly", dict(num_players=2), "greedy", "rotate", "score", None),
-    ("sly", dict(num_players=3), ["greedy", "random"], "rotate", "win", None),
-    ("sly", dict(num_players=2), "random", 0, "win", 12),
-]
-
-
-@pytest.mark.parametrize("game,options,opponents,seat,reward,max_steps", CASES)
-def test_every_row_equals_a_replay_through_the_raw_env(game, options, opponents, seat, reward, max_steps):
-    n, seed = 4, 7
-    venv = SingleAgentVecEnv(game, n, opponents=opponents, learner_seat=seat, reward=reward, max_steps=max_steps,
-                             seed=seed, **options)
+@pytest.mark.parametrize("game,options", [("scout", dict(num_players=3)), ("sly", dict(num_players=2))])
+def test_outputs_are_the_engines_in_sb3s_form(game, options):
+    n = 8
+    venv = SingleAgentVecEnv(game, n, opponents="greedy", learner_seat="rotate", seed=5, **options)
+    eng = SingleLearnerBatch(game, n, opponents="greedy", learner_seat="rotate", seed=5, **options)
     obs = venv.reset()
-    P = venv.num_players
-    opp_list = [opponents] * (P - 1) if isinstance(opponents, str) else opponents
-    replays = [Replay(game, w, seat, opp_list, reward, options, max_steps) for w in stream_words(seed, 0, n)]
-    rng = np.random.default_rng(1)
-    finished, truncated, seats_seen = 0, 0, set()
-    steps = 120 if game == "sly" else 200
-    for _ in range(steps):
+    np.testing.assert_array_equal(obs, eng.reset())
+    rng = np.random.default_rng(2)
+    ended = 0
+    for _ in range(150):
         masks = venv.action_masks()
-        assert masks.dtype == np.bool_ and masks.shape == (n, venv.action_space.n)
+        np.testing.assert_array_equal(masks, eng.masks.astype(bool))
         np.testing.assert_array_equal(np.stack(venv.env_method("action_masks")), masks)
-        for i, rp in enumerate(replays):
-            assert venv.learner_seats[i] == rp.learner
-            assert rp.env.agent_selection == rp.agent  # the learner is to act in the replay too
-            np.testing.assert_array_equal(obs[i], rp.env.observe(rp.agent)["observation"])
-            np.testing.assert_array_equal(masks[i], rp.env.legal_action_mask().astype(bool))
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        obs, rewards, dones, infos = venv.step(actions)
-        assert obs.dtype == np.float32 and rewards.dtype == np.float32
-        for i, rp in enumerate(replays):
-            r = rp.learner_step(actions[i])
-            assert rewards[i] == pytest.approx(r, abs=1e-6)
-            assert dones[i] == rp.over()
+        np.testing.assert_array_equal(venv.learner_seats, eng.learner_seats())
+        a = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, dones, infos = venv.step(a)
+        eng.step(eng.check_actions(a))
+        np.testing.assert_array_equal(obs, eng.obs)
+        np.testing.assert_array_equal(rewards, eng.rewards)
+        np.testing.assert_array_equal(dones, eng.dones)
+        for i in range(n):
             if dones[i]:
-                finished += 1
-                seats_seen.add(rp.learner)
-                info = infos[i]
-                assert info["TimeLimit.truncated"] == rp.env.truncations[rp.agent]
-                truncated += info["TimeLimit.truncated"]
-                np.testing.assert_array_equal(info["terminal_observation"], rp.env.observe(rp.agent)["observation"])
-                assert info["learner_seat"] == rp.learner
-                rp.env._k_final_scores(rp.env._scratch)
-                np.testing.assert_array_equal(info["scores"], rp.env._scratch)
-                if reward == "score":
-                    # The learner is paid its points in full, opponents' moves included.
-                    assert rp.returns == pytest.approx(float(rp.env._scratch[rp.learner]))
-                elif info["TimeLimit.truncated"]:
-                    assert rp.returns == 0.0  # win rewards only for a finished game
-                else:
-                    assert rp.returns == pytest.approx(rp.env.win_rewards()[rp.learner])
-                rp.restart()
+                ended += 1
+                np.testing.assert_array_equal(infos[i]["terminal_observation"], eng.term_obs[i])
+                np.testing.assert_array_equal(infos[i]["scores"], eng.final_scores[i])
+                assert infos[i]["learner_seat"] == eng.ended_learner_seat(i)
+                assert infos[i]["TimeLimit.truncated"] == bool(eng.truncs[i])
             else:
-                assert "terminal_observation" not in infos[i]
-    assert finished >= 4  # autoreset exercised
-    assert (truncated > 0) == (max_steps is not None)
-    if seat == "rotate":
-        assert seats_seen == set(range(P))  # the learner sat everywhere
-    else:
-        assert seats_seen == {seat}
-
-
-def test_score_rewards_add_up_to_the_learners_final_total():
-    """Independent of the replay: summed rewards equal the final score in infos, per seat."""
-    n = 64
-    for game in ("scout", "sly"):
-        venv = SingleAgentVecEnv(game, n, opponents="greedy", learner_seat="rotate", num_players=2, seed=3)
-        venv.reset()
-        rng = np.random.default_rng(0)
-        ret = np.zeros(n)
-        checked = 0
-        for _ in range(150):
-            m = venv.action_masks()
-            a = np.argmax(rng.random(m.shape) * m, axis=1)
-            _, r, d, infos = venv.step(a)
-            ret += r
-            for i in np.flatnonzero(d):
-                assert ret[i] == infos[i]["scores"][infos[i]["learner_seat"]]
-                ret[i] = 0.0
-                checked += 1
-        assert checked > 20
-
-
-def _trajectory(game, n, rows, steps, threads):
-    before = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        venv = SingleAgentVecEnv(game, n, opponents="greedy", learner_seat="rotate", num_players=2, seed=11)
-        obs = venv.reset()
-        out = []
-        for k in range(steps):
-            m = venv.action_masks()
-            # Row i's action depends only on (i, k): the highest legal id if (i + k) is odd, else the lowest.
-            a = np.array([np.flatnonzero(m[i])[-1 if (i + k) % 2 else 0] for i in range(n)])
-            obs, r, d, _ = venv.step(a)
-            out.append((obs[:rows].copy(), r[:rows].copy(), d[:rows].copy()))
-        return out
-    finally:
-        numba.set_num_threads(before)
-
-
-@pytest.mark.parametrize("game", ("scout", "sly"))
-def test_rows_do_not_depend_on_num_envs_or_threads(game):
-    small = _trajectory(game, 3, 3, 60, 1)
-    large = _trajectory(game, 300, 3, 60, min(2, numba.config.NUMBA_NUM_THREADS))  # the prange path
-    for (o1, r1, d1), (o2, r2, d2) in zip(small, large):
-        np.testing.assert_array_equal(o1, o2)
-        np.testing.assert_array_equal(r1, r2)
-        np.testing.assert_array_equal(d1, d2)
-    assert any(d.any() for _, _, d in small)
+                assert infos[i] == {}
+    assert ended >= n
 
 
 def test_seed_method_and_reset_seed_the_rows():
     def states(venv):
         venv.reset()
-        return venv._engine.states.copy()  # the deals (Sly's first observations can coincide)
+        return venv.engine.states.copy()  # the deals (Sly's first observations can coincide)
 
     a = SingleAgentVecEnv("scout", 5, num_players=2, seed=1)
     b = SingleAgentVecEnv("scout", 5, num_players=2)
@@ -267,20 +121,22 @@ def test_bad_input_is_refused():
         SingleAgentVecEnv("sly", 2, reward="points")
     with pytest.raises(ValueError, match="max_steps=0"):
         SingleAgentVecEnv("sly", 2, max_steps=0)
-    with pytest.raises(ValueError, match="'autoreset' is not supported"):
+    with pytest.raises(ValueError, match="unknown option 'autoreset' for SingleAgentVecEnv"):
         SingleAgentVecEnv("sly", 2, autoreset=False)
     with pytest.raises(RuntimeError, match="env 0: a game ended before the learner's first move"):
         SingleAgentVecEnv("sly", 2, learner_seat=1, max_steps=1, num_players=2, seed=0).reset()
 
 
-def test_import_needs_no_sb3_and_missing_sb3_names_the_train_extra(monkeypatch):
-    code = ("import sys, sly_scout_env, sly_scout_env.sb3_vec; "
-            "assert 'stable_baselines3' not in sys.modules and 'torch' not in sys.modules")
-    subprocess.run([sys.executable, "-c", code], check=True)
-    monkeypatch.setattr(sb3_vec, "_CLASS", None)
-    monkeypatch.setitem(sys.modules, "stable_baselines3.common.vec_env.base_vec_env", None)
-    with pytest.raises(ImportError, match=r"train"):
-        sb3_vec.SingleAgentVecEnv
+def test_missing_sb3_names_the_train_extra():
+    code = ("import sys; sys.modules['stable_baselines3'] = None\n"
+            "import sly_scout_env\n"
+            "assert 'torch' not in sys.modules\n"
+            "try:\n"
+            "    import sly_scout_env.sb3_vec\n"
+            "except ImportError as exc:\n"
+            "    print(exc)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "pip install 'sly-scout-env[train]'" in out
 
 
 def test_train_fast_refuses_self_play_and_non_compiled_opponents():

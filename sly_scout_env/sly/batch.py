@@ -54,6 +54,7 @@ import numpy as np  # noqa: E402
 from numba import njit, prange  # noqa: E402
 
 from .._rng import rng_next
+from .. import kernels as K
 from ..kernels import win_rewards
 from . import policies as P
 from . import rules as R
@@ -305,3 +306,118 @@ def sim_template(num_players, **options):
             raise ValueError(f"unknown option {k!r} for sly; allowed options: {', '.join(SIM_OPTIONS)}")
     o = R.parse_options(num_players=num_players, **options)
     return R.new_state(**o), o["num_players"]
+
+
+# -- one learner seat per game, compiled opponents (sly_scout_env.learner) -------------------
+# ``prng[0]`` is the row's policy generator word (seeded at each deal with
+# ``policies.policy_seed``), ``pobs`` the opponents' observation buffer, ``seat_pol[s]``
+# the compiled policy of seat ``s`` (-1: the learner), ``meta`` / ``cfg`` as in kernels.py.
+@njit(cache=True)
+def _learner_play_opponents(state, scratch, prng, pobs, seat_pol, meta, cfg):
+    """Opponents move until the learner is to act, the game is over or truncated; returns an error code."""
+    learner = meta[K.M_LEARNER]
+    k = 0
+    while not game_over(state) and state[R.CURRENT_PLAYER] != learner and not K.learner_truncated(meta, cfg):
+        a = P.choose(seat_pol[state[R.CURRENT_PLAYER]], state, scratch, pobs, prng)
+        if a < 0 or _apply_one(state, a, scratch) != 0:
+            return K.ERR_POLICY
+        meta[K.M_STEPS] += 1
+        k += 1
+        if k >= K.STEP_CAP:
+            return K.ERR_STEP_CAP
+    return K.ERR_NONE
+
+
+@njit(cache=True)
+def _learner_start(state, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, word, points, obs, mask):
+    """Deal a game from ``word``, seat the learner and the opponents, play up to the learner's turn."""
+    R.reset(state, word)
+    prng[0] = P.policy_seed(state, word)
+    learner = K.seat_learner(meta, cfg, opp_ids, seat_pol, state[R.NUM_PLAYERS])
+    err = _learner_play_opponents(state, scratch, prng, pobs, seat_pol, meta, cfg)
+    if err == K.ERR_NONE and (game_over(state) or K.learner_truncated(meta, cfg)):
+        err = K.ERR_NO_LEARNER_TURN
+    # Points already paid before the learner's first move: its first reward is the
+    # difference from here, as SingleAgentEnv discards the rewards of reset().
+    points_into(state, points)
+    encode_observation(state, learner, obs)
+    if _mask_one(state, mask, scratch) != 0 and err == K.ERR_NONE:
+        err = K.ERR_ENGINE
+    return err
+
+
+@njit(cache=True, parallel=True)
+def learner_reset_rows(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, words, points, obs, masks, errors):
+    """Deal a new game in every row from ``words`` and play to each learner's first turn."""
+    for i in prange(states.shape[0]):
+        meta[i, K.M_EPISODE] = 0
+        errors[i] = _learner_start(states[i], scratch[i], prng[i], pobs[i], seat_pol[i], meta[i], opp_ids, cfg,
+                                   words[i], points[i], obs[i], masks[i])
+
+
+@njit(cache=True, inline="always")
+def _learner_step_row(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs, masks,
+                      rewards, dones, truncs, term_obs, final_scores, errors, i):
+    state = states[i]
+    num_p = state[R.NUM_PLAYERS]
+    learner = meta[i, K.M_LEARNER]
+    err = K.ERR_NONE
+    if _apply_one(state, actions[i], scratch[i]) != 0:
+        err = K.ERR_ENGINE
+    else:
+        meta[i, K.M_STEPS] += 1
+        err = _learner_play_opponents(state, scratch[i], prng[i], pobs[i], seat_pol[i], meta[i], cfg)
+    over = game_over(state)
+    trunc = (not over) and K.learner_truncated(meta[i], cfg)
+    # The learner's reward for its move and every opponent move after it: the points
+    # differences telescope to (points now - points at its last turn).
+    t = tmp[i]
+    if cfg[K.C_WIN] == 0:
+        points_into(state, t)
+        rewards[i] = t[learner] - points[i, learner]
+    elif over:
+        scores_into(state, t)
+        win_rewards(num_p, t)
+        rewards[i] = t[learner]
+    else:
+        rewards[i] = 0.0
+    dones[i] = over or trunc
+    truncs[i] = trunc
+    if (over or trunc) and err == K.ERR_NONE:
+        scores_into(state, t)
+        for p in range(num_p):
+            final_scores[i, p] = t[p]
+        encode_observation(state, learner, term_obs[i])
+        err = _learner_start(state, scratch[i], prng[i], pobs[i], seat_pol[i], meta[i], opp_ids, cfg,
+                             _new_word(state), points[i], obs[i], masks[i])
+    elif err == K.ERR_NONE:
+        points_into(state, points[i])
+        encode_observation(state, learner, obs[i])
+        if _mask_one(state, masks[i], scratch[i]) != 0:
+            err = K.ERR_ENGINE
+    errors[i] = err
+
+
+@njit(cache=True, parallel=True)
+def _learner_step_parallel(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
+                           masks, rewards, dones, truncs, term_obs, final_scores, errors):
+    for i in prange(states.shape[0]):
+        _learner_step_row(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
+                          masks, rewards, dones, truncs, term_obs, final_scores, errors, i)
+
+
+@njit(cache=True)
+def _learner_step_serial(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
+                         masks, rewards, dones, truncs, term_obs, final_scores, errors):
+    for i in range(states.shape[0]):
+        _learner_step_row(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
+                          masks, rewards, dones, truncs, term_obs, final_scores, errors, i)
+
+
+def learner_step_rows(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs, masks,
+                      rewards, dones, truncs, term_obs, final_scores, errors):
+    """Apply each row's learner action, pay its reward, play the opponents to its next turn
+    (a finished game is restarted at once); ``errors[i]`` gets a kernels.ERR_* code."""
+    step = _learner_step_serial if states.shape[0] < SERIAL_BELOW else _learner_step_parallel
+    step(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs, masks, rewards, dones,
+         truncs, term_obs, final_scores, errors)
