@@ -14,6 +14,7 @@ import argparse
 import sys
 
 from sly_scout_env.cli_types import non_negative_int, positive_int
+from sly_scout_env.ray_tasks import add_ray_option
 
 from .registry import GAMES, describe
 
@@ -81,6 +82,7 @@ def add_arena_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the deals and the bots (default 0)")
     p.add_argument("--workers", type=positive_int, default=2, help="worker processes (default 2)")
     p.add_argument("--max-steps", type=positive_int, default=None, help="step guard per game (default 100000)")
+    add_ray_option(p, "the deals (instead of --workers processes)")
     p.add_argument("--json", metavar="PATH", default=None, help="save the results as JSON")
     p.add_argument("--csv", metavar="PATH", default=None, help="save the per-bot results as CSV")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
@@ -110,6 +112,7 @@ def run_arena(args, out=None):
             options=dict(args.options),
             progress=args.progress,
             max_steps=args.max_steps or DEFAULT_MAX_STEPS,
+            ray=args.ray,
         )
     except ValueError as exc:
         raise SystemExit(f"sly-scout arena: {exc}") from None
