@@ -53,6 +53,7 @@ import numpy as np
 from sly_scout_env.cli_types import non_negative_int, positive_int, probability
 
 from .registry import GAMES, available, make_from_spec, parse_spec, registration
+from .train_rllib import add_rllib_arguments, run_train_rllib
 
 PLAYER_COUNTS = {"scout": (2, 3, 4, 5), "sly": (2, 3, 4)}
 
@@ -468,6 +469,7 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
                    help=f"hidden layer sizes of the policy and value MLPs (default {','.join(map(str, d.net_arch))})")
     p.add_argument("--option", dest="options", type=_option, action="append", default=[], metavar="KEY=VALUE",
                    help="a game option, repeatable (e.g. --option rounds=1)")
+    add_rllib_arguments(p)
     return p
 
 
@@ -484,6 +486,8 @@ def config_from_args(args) -> TrainConfig:
 
 def run_train(args, log=print) -> dict:
     """Run the ``train`` sub-command from parsed ``args``."""
+    if getattr(args, "backend", "sb3") == "rllib":
+        return run_train_rllib(args, log=log)
     try:
         cfg = config_from_args(args).check()
     except ValueError as exc:

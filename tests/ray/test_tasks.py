@@ -90,7 +90,7 @@ def test_missing_ray_api_error():
 
 
 def test_core_never_imports_ray():
-    code = ("import sys, sly_scout_env, agents, sly_scout_env.simulation, sly_scout_env.rllib, agents.train_rllib; "
+    code = ("import sys, sly_scout_env, agents, sly_scout_env.simulation, agents.train_rllib; "
             "from sly_scout_env.cli import build_parser; build_parser(); "
             "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
