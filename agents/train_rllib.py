@@ -154,6 +154,13 @@ def train_rllib(cfg, num_env_runners: int = 1, address=None, log=print) -> dict:
         raise ValueError(f"num_env_runners={num_env_runners!r} is not allowed; give an int >= 0")
     if cfg.self_play < 1 and not cfg.opponents:
         raise ValueError("self_play < 1 needs opponents (fixed bots for the other seats)")
+    from .registry import make_from_spec
+
+    for spec in cfg.opponents if cfg.self_play < 1 else ():
+        if getattr(make_from_spec(spec, game=cfg.game), "needs_view", True):
+            raise ValueError(f"opponent {spec!r} reads the game state beyond its observation; an RLlib seat "
+                             "sees only its observation and mask: use random, ppo:path=... or a bot with "
+                             "needs_view = False (any bot can be an --eval-opponents entry)")
     from sly_scout_env.ray_tasks import init_ray
 
     init_ray(True if address is None else address)
