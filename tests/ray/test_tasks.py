@@ -96,3 +96,29 @@ def test_core_never_imports_ray():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "[]"
+
+
+def test_cli_simulate_and_arena_with_ray(local_ray, tmp_path, capsys):
+    from sly_scout_env.cli import main
+
+    base = ["simulate", "scout", "--players", "2", "--hands", "3000", "--seed", "4", "--no-progress"]
+    assert main(base + ["--threads", "1", "--out", str(tmp_path / "local.npz")]) == 0
+    assert main(base + ["--ray", "--out", str(tmp_path / "ray.npz")]) == 0
+    out = capsys.readouterr().out
+    assert "ray            1 task(s) on 1 node(s)" in out
+    a, b = np.load(tmp_path / "local.npz"), np.load(tmp_path / "ray.npz")
+    for k in ARRAYS:
+        assert np.array_equal(a[k], b[k]), k
+    arena = ["arena", "sly", "--players", "2", "--agents", "random,greedy", "--games", "40", "--no-progress"]
+    assert main(arena + ["--workers", "1", "--json", str(tmp_path / "a.json")]) == 0
+    assert main(arena + ["--ray", "--json", str(tmp_path / "b.json")]) == 0
+    assert (tmp_path / "a.json").read_text() == (tmp_path / "b.json").read_text()
+
+
+def test_cli_train_rllib_refuses_sb3_only_options(capsys):
+    from sly_scout_env.cli import main
+
+    with pytest.raises(SystemExit, match="--fast and --vec-env are SB3 options"):
+        main(["train", "sly", "--players", "2", "--backend", "rllib", "--vec-env", "subproc"])
+    with pytest.raises(SystemExit, match="opponent 'ismcts' reads the game state"):
+        main(["train", "sly", "--players", "2", "--backend", "rllib", "--opponents", "ismcts"])
