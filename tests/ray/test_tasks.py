@@ -122,3 +122,27 @@ def test_cli_train_rllib_refuses_sb3_only_options(capsys):
         main(["train", "sly", "--players", "2", "--backend", "rllib", "--vec-env", "subproc"])
     with pytest.raises(SystemExit, match="opponent 'ismcts' reads the game state"):
         main(["train", "sly", "--players", "2", "--backend", "rllib", "--opponents", "ismcts"])
+
+
+def test_ctrl_c_cancels_outstanding_tasks(tmp_path):
+    """A real SIGINT to a driver waiting on Ray: the outstanding tasks are cancelled."""
+    import signal
+
+    code = (
+        "import ray, sys\n"
+        "from sly_scout_env.ray_tasks import map_tasks\n"
+        "from tests.ray.test_tasks import _sleep_then_touch\n"
+        "ray.init(address='local', num_cpus=1, include_dashboard=False, log_to_driver=False)\n"
+        "def first(i, r):\n"
+        "    print('first result', flush=True)\n"
+        f"map_tasks(_sleep_then_touch, [(i, {str(tmp_path)!r}) for i in range(4)], on_result=first)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, PYTHONPATH=os.getcwd()))
+    assert p.stdout.readline().strip() == "first result"
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode != 0 and "KeyboardInterrupt" in err
+    assert "cancelled 3 outstanding Ray task(s)" in err
+    assert os.listdir(tmp_path) == []
