@@ -100,7 +100,7 @@ def test_short_ppo_run_learns_and_exports_a_bot(local_ray, tmp_path):
     assert last["games"] >= 200 and last["win_rate_lo"] > 0.5
     # Learning, not luck of the argmax: the sampling policy starts at random's level
     # (~0.47 untrained) and must beat random after the run.
-    res = run_arena("sly", 2, [f"ppo:path={final}:deterministic=false", "random"], games=400, seed=1, workers=1,
+    res = run_arena("sly", 2, [f"ppo:path={final}:deterministic=false", "random"], games=1000, seed=1, workers=1,
                     progress=False)
     assert res.stats[0].win_rate_ci95[0] > 0.5, res.table()
     bot_phases, all_phases = _legal_play("sly", 2, f"ppo:path={final}", 30, 100)
