@@ -91,12 +91,22 @@ def map_tasks(fn, items, *, address=None, per_task: int = 1, on_result=None, max
     ray = init_ray(address)
     items = list(items)
     remote = ray.remote(_run_batch).options(num_cpus=num_cpus, max_retries=max_retries, retry_exceptions=False)
-    starts = range(0, len(items), per_task)
-    pending = {remote.remote(fn, items[lo:lo + per_task]): lo for lo in starts}
+    starts = iter(range(0, len(items), per_task))
+    pending: dict = {}
+
+    def submit() -> None:
+        lo = next(starts, None)
+        if lo is not None:
+            pending[remote.remote(fn, items[lo:lo + per_task])] = lo
+
+    # A window of tasks in flight (a few per CPU of the cluster) keeps every worker busy
+    # while the driver holds a bounded number of references, whatever the item count.
+    for _ in range(max(8, 4 * int(ray.cluster_resources().get("CPU", 1)))):
+        submit()
     results: list = [None] * len(items)
     nodes: Counter = Counter()
     _LAST_RUN.clear()
-    _LAST_RUN.update(tasks=len(pending), items=len(items), nodes=nodes)
+    _LAST_RUN.update(tasks=-(-len(items) // per_task), items=len(items), nodes=nodes)
     try:
         while pending:
             done, _ = ray.wait(list(pending), num_returns=1)
@@ -108,6 +118,7 @@ def map_tasks(fn, items, *, address=None, per_task: int = 1, on_result=None, max
                     results[lo + k] = r
                     if on_result is not None:
                         on_result(lo + k, r)
+                submit()
     except BaseException:  # Ctrl-C, a failed task, a failing callback: stop the rest
         for ref in pending:
             ray.cancel(ref, force=True)

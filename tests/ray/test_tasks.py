@@ -53,6 +53,8 @@ def test_map_tasks_order_and_batches(local_ray):
     assert out == [x * x for x in range(23)]
     assert sorted(arrived) == list(range(23))
     assert last_run()["tasks"] == 8
+    # More tasks than the window in flight (8 for 2 CPUs): still every result, in order.
+    assert map_tasks(_square_slow, range(40)) == [x * x for x in range(40)]
 
 
 def test_interrupt_cancels_outstanding_tasks(local_ray, tmp_path, capsys):
