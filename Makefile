@@ -7,14 +7,15 @@ STAMP := $(VENV)/.installed
 .PHONY: run test bench clean
 
 # torch is installed first, pinned to the CPU build these machines carry, so that the
-# open range of the `train` extra (for users elsewhere) never pulls a multi-GB CUDA build.
+# open range of the `train` extra (for users elsewhere) never pulls a multi-GB CUDA build;
+# the `ray` extra (ray[rllib]) takes the torch already installed.
 TORCH_CPU ?= torch==2.13.0
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_CPU)"
-	$(PY) -m pip install --quiet -e ".[dev,train,notebooks,web]"
+	$(PY) -m pip install --quiet -e ".[dev,train,notebooks,web,ray]"
 	touch $(STAMP)
 
 run: $(STAMP)

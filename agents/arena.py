@@ -383,8 +383,12 @@ def run_arena(
     options: dict | None = None,
     progress: bool = True,
     max_steps: int = DEFAULT_MAX_STEPS,
+    ray=None,
 ) -> ArenaResult:
-    """Play ``games`` games (rounded up to whole blocks of seatings) and summarise them."""
+    """Play ``games`` games (rounded up to whole blocks of seatings) and summarise them.
+
+    ``ray`` (True, ``"auto"`` or ``"HOST:PORT"``): deals run as Ray tasks instead of
+    ``workers`` processes, with the same result (docs/ray.md)."""
     env_mod = env_module(game)
     options = dict(options or {})
     if isinstance(agents, str):
@@ -425,7 +429,13 @@ def run_arena(
         bar = tqdm(total=total, unit="game", file=sys.stderr, dynamic_ncols=True, leave=False, desc=f"arena {game}")
     records: list[GameRecord] = []
     try:
-        if workers == 1 or deals == 1:
+        if ray not in (None, False):
+            from sly_scout_env.ray_tasks import map_tasks
+
+            for recs in map_tasks(_run_deal, tasks, address=ray, per_task=max(1, deals // 64),
+                                  on_result=lambda i, recs: bar is not None and bar.update(len(recs))):
+                records += recs
+        elif workers == 1 or deals == 1:
             for t in tasks:
                 recs = _run_deal(t)
                 records += recs

@@ -16,8 +16,10 @@ import sys
 
 from sly_scout_env.cli_types import non_negative_int, positive_int, probability
 from sly_scout_env.games import GAMES, all_games, get_game
+from sly_scout_env.ray_tasks import add_ray_option
 
 from .registry import describe, parse_value
+from .train_rllib import add_rllib_arguments, run_train_rllib
 from .web.cli import add_serve_parser, run_serve
 
 
@@ -111,6 +113,7 @@ def add_arena_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the deals and the bots (default 0)")
     p.add_argument("--workers", type=positive_int, default=2, help="worker processes (default 2)")
     p.add_argument("--max-steps", type=positive_int, default=None, help="step guard per game (default 100000)")
+    add_ray_option(p, "the deals (instead of --workers processes)")
     p.add_argument("--json", metavar="PATH", default=None, help="save the results as JSON")
     p.add_argument("--csv", metavar="PATH", default=None, help="save the per-bot results as CSV")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
@@ -136,6 +139,7 @@ def run_arena(args, out=None):
             options=dict(args.options),
             progress=args.progress,
             max_steps=args.max_steps or DEFAULT_MAX_STEPS,
+            ray=args.ray,
         )
     except ValueError as exc:
         raise SystemExit(f"sly-scout arena: {exc}") from None
@@ -252,6 +256,7 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--net-arch", type=_layer_sizes, default=d.net_arch, metavar="H1,H2",
                    help=f"hidden layer sizes of the policy and value MLPs (default {','.join(map(str, d.net_arch))})")
     _add_common(p)
+    add_rllib_arguments(p)
     return p
 
 
@@ -273,6 +278,8 @@ def run_train(args, log=print) -> dict:
     from .train_ppo import train
 
     args.players = resolve_players("train", args.game, args.players)
+    if args.backend == "rllib":
+        return run_train_rllib(args, log=log)
     try:
         cfg = config_from_args(args).check()
     except ValueError as exc:

@@ -21,6 +21,7 @@ import numpy as np
 
 from .cli_types import add_option_flag, non_negative_int, positive_int
 from .games import all_games, get_game
+from .ray_tasks import add_ray_option
 
 
 def _add_simulate(sub) -> None:
@@ -52,6 +53,7 @@ def _add_simulate(sub) -> None:
             metavar="NAME,NAME,...",
             help="one compiled policy per seat, comma-separated (default: random for every seat)",
         )
+        add_ray_option(p, "the chunks of games")
 
 
 def run_simulate(args, out=None) -> dict:
@@ -79,7 +81,7 @@ def run_simulate(args, out=None) -> dict:
         progress = None
     try:
         result = simulate(args.game, args.units, players=args.players, policies=args.policies, seed=args.seed,
-                          threads=args.threads, progress=progress, **options)
+                          threads=args.threads, progress=progress, ray=args.ray, **options)
     finally:
         if bar is not None:
             bar.close()
@@ -105,6 +107,10 @@ def run_simulate(args, out=None) -> dict:
     print("  mean score per seat: " + "  ".join(f"seat {i}: {m:+.3f}" for i, m in enumerate(scores.mean(axis=0))), file=out)
     wins = np.asarray(result["winners"]).mean(axis=0)
     print("  win share per seat:  " + "  ".join(f"seat {i}: {m:.3f}" for i, m in enumerate(wins)), file=out)
+    if args.ray:
+        from .ray_tasks import last_run
+
+        print(f"  ray            {last_run()['tasks']} task(s) on {len(last_run()['nodes'])} node(s)", file=out)
     if args.out:
         np.savez_compressed(args.out, **{k: np.asarray(v) for k, v in result.items()})
         print(f"  arrays saved to {args.out}", file=out)

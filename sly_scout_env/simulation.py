@@ -49,9 +49,26 @@ def policy_ids(game: str, policies, players: int) -> np.ndarray:
     return np.array([pol.policy_id(p) for p in policies], dtype=np.int64)
 
 
+def play_chunk(chunk: tuple, out: tuple | None = None) -> tuple:
+    """Games ``lo .. hi-1`` of a simulation: ``chunk = (game, template, policy ids, seed,
+    lo, hi, step_cap)``; fills ``out = (scores, steps, end_reason)`` (allocated when None:
+    a Ray task, which plays on one Numba thread) and returns it."""
+    game, template, pids, seed, lo, hi, step_cap = chunk
+    batch = get_game(game).module("batch")
+    k = hi - lo
+    if out is None:
+        out = (np.zeros((k, len(pids)), dtype=np.int32), np.zeros(k, dtype=np.int32), np.zeros(k, dtype=np.int8))
+        numba.set_num_threads(1)
+    bad = batch.play_rows(template, stream_words(seed, lo, k), pids, step_cap, *out)
+    if bad:
+        raise RuntimeError(f"{game}: a compiled policy returned an illegal action in {bad} game(s) "
+                           f"of games {lo}..{hi - 1} (policies {pids.tolist()})")
+    return out
+
+
 def simulate(game: str, n: int, players: int | None = None, policies=None, seed: int | None = 0,
              threads: int | None = None, chunk_size: int = CHUNK_SIZE, progress=None, step_cap: int = STEP_CAP,
-             **options) -> dict:
+             ray=None, **options) -> dict:
     """Play ``n`` Scout hands or Sly games in compiled code; return per-game arrays.
 
     Arguments:
@@ -63,6 +80,9 @@ def simulate(game: str, n: int, players: int | None = None, policies=None, seed:
       ``chunk_size``: games per chunk (bounds the working memory).
       ``progress(n_done)``: called after each chunk. ``step_cap``: actions per game before
         it is stopped (end_reason 0).
+      ``ray``: None/False plays here; True (Ray's own lookup: a running cluster, else a
+        new local one), ``"auto"`` or ``"HOST:PORT"`` plays each chunk as a Ray task
+        (one Numba thread each; the same arrays as a local run; docs/ray.md).
       ``options``: game options (Scout: ``ii_after_empty_set``, ``score_held_chips``;
         Sly: ``hen_houses``, ``reveal_scope``, ``first_player``).
 
@@ -107,19 +127,31 @@ def simulate(game: str, n: int, players: int | None = None, policies=None, seed:
     numba.set_num_threads(threads)
     t0 = time.perf_counter()
     try:
-        for lo in range(0, n, chunk_size):
-            hi = min(n, lo + chunk_size)
-            k = hi - lo
-            words = stream_words(seed, lo, k)
-            bad = batch.play_rows(template, words, pids, step_cap, c_scores[:k], c_steps[:k], c_ends[:k])
-            if bad:
-                raise RuntimeError(f"{game}: a compiled policy returned an illegal action in {bad} game(s) "
-                                   f"of games {lo}..{hi - 1} (policies {pids.tolist()})")
-            scores[lo:hi] = c_scores[:k]
-            steps[lo:hi] = c_steps[:k]
-            ends[lo:hi] = c_ends[:k]
-            if progress is not None:
-                progress(hi)
+        if ray not in (None, False):
+            from .ray_tasks import map_tasks
+
+            chunks = [(game, template, pids, seed, lo, min(n, lo + chunk_size), step_cap)
+                      for lo in range(0, n, chunk_size)]
+            done = [0]
+
+            def arrived(i, r):
+                lo, hi = chunks[i][4:6]
+                scores[lo:hi], steps[lo:hi], ends[lo:hi] = r
+                done[0] += hi - lo
+                if progress is not None:
+                    progress(done[0])
+
+            map_tasks(play_chunk, chunks, address=ray, on_result=arrived)
+        else:
+            for lo in range(0, n, chunk_size):
+                hi = min(n, lo + chunk_size)
+                k = hi - lo
+                play_chunk((game, template, pids, seed, lo, hi, step_cap), (c_scores[:k], c_steps[:k], c_ends[:k]))
+                scores[lo:hi] = c_scores[:k]
+                steps[lo:hi] = c_steps[:k]
+                ends[lo:hi] = c_ends[:k]
+                if progress is not None:
+                    progress(hi)
     finally:
         numba.set_num_threads(before)
     seconds = time.perf_counter() - t0

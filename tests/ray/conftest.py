@@ -1,0 +1,27 @@
+"""Ray test set-up: one real local Ray per test process, started on first use.
+
+The cluster tests (test_cluster.py) need a Ray of their own (``ray.cluster_utils.Cluster``,
+separate raylets): they shut this one down first and the fixture starts it again for
+whoever needs it next.
+"""
+
+import pytest
+
+
+@pytest.fixture
+def local_ray():
+    import ray
+
+    if not ray.is_initialized():
+        # address="local": a new instance even if another test process runs one.
+        ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=200 * 2**20,
+                 log_to_driver=False)
+    yield ray
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shutdown_ray_at_end():
+    yield
+    import ray
+
+    ray.shutdown()
