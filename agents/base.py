@@ -50,6 +50,8 @@ class Agent(ABC):
 
     name: str = "agent"
     needs_view: bool = True
+    # The games this class plays (a bot built on one game's kernels names it); None: any.
+    plays: tuple[str, ...] | None = None
 
     def __init__(self) -> None:
         self.rng = np.random.default_rng()
@@ -59,6 +61,9 @@ class Agent(ABC):
         self.options: dict = {}
 
     def reset(self, seed: int | None, *, game: str, num_players: int, seat: int, options: dict) -> None:
+        if self.plays is not None and game not in self.plays:
+            raise ValueError(f"game={game!r} is not allowed for {type(self).__name__}; allowed values: "
+                             f"{', '.join(map(repr, self.plays))}")
         self.rng = np.random.default_rng(seed)
         self.game = game
         self.num_players = num_players

@@ -234,6 +234,8 @@ class ScoutISMCTSAgent(ISMCTSAgent):
     0.04, where without widening 50 iterations lose to greedy).
     """
 
+    plays = ("scout",)
+
     def __init__(self, horizon="round", prune=True, value="score", top_k=3, **params):
         super().__init__(value=value, top_k=top_k, **params)
         # Validate now: a bad parameter should fail at make(), not in the first game.
@@ -241,8 +243,6 @@ class ScoutISMCTSAgent(ISMCTSAgent):
         self.adapter_params = dict(horizon=horizon, prune=prune)
 
     def reset(self, seed, *, game, num_players, seat, options) -> None:
-        if game != "scout":
-            raise ValueError(f"game={game!r} is not allowed for ScoutISMCTSAgent; allowed values: 'scout'")
         Agent.reset(self, seed, game=game, num_players=num_players, seat=seat, options=options)
         key = (game, num_players, tuple(sorted(self.options.items())))
         if key != self._key:

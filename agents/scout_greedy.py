@@ -17,6 +17,8 @@ from .base import Agent, legal_actions
 class GreedyScoutAgent(Agent):
     """Scout hand-management heuristic (see ``sly_scout_env.scout.heuristic``)."""
 
+    plays = ("scout",)
+
     name = "greedy"
     needs_view = False
 
@@ -28,8 +30,6 @@ class GreedyScoutAgent(Agent):
         self._work = make_work()
 
     def reset(self, seed, *, game, num_players, seat, options) -> None:
-        if game != "scout":
-            raise ValueError(f"game={game!r} is not allowed for GreedyScoutAgent; allowed values: 'scout'")
         super().reset(seed, game=game, num_players=num_players, seat=seat, options=options)
         self._rng_word[0] = self.rng.integers(-(2**63), 2**63 - 1, dtype=np.int64)
 

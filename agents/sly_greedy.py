@@ -17,6 +17,8 @@ from .base import Agent, legal_actions
 class GreedySlyAgent(Agent):
     """Public-knowledge Sly heuristic (see ``sly_scout_env.sly.heuristic``)."""
 
+    plays = ("sly",)
+
     name = "greedy"
     needs_view = False
 
@@ -30,8 +32,6 @@ class GreedySlyAgent(Agent):
         self._reveal_all = 0
 
     def reset(self, seed, *, game, num_players, seat, options) -> None:
-        if game != "sly":
-            raise ValueError(f"game={game!r} is not allowed for GreedySlyAgent; allowed values: 'sly'")
         super().reset(seed, game=game, num_players=num_players, seat=seat, options=options)
         from sly_scout_env.sly import rules as R
 

@@ -20,7 +20,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ._rng import seed_word
-from .checks import check_action_id, check_choice  # noqa: F401  (check_choice: re-exported for the game envs)
+from .checks import check_action_id, check_choice, check_int
 
 REWARD_MODES = ("score", "win")
 
@@ -52,8 +52,9 @@ class CardGameRawEnv(AECEnv):
           so far under ``reward="score"``; the base pays the per-step differences.
       ``_k_final_scores(out)``: write the game totals (used for ``reward="win"``).
       ``decode_action``, ``encode_action``, ``action_to_str``, ``render_text(viewer)``,
-      ``state_dict()``, ``_load_state_dict(d)`` (validate every field, raising
-          ``ValueError`` naming the field, before touching ``self._state``).
+      ``_k_state_dict() -> dict`` (the position as plain JSON, from the game's codec),
+      ``_load_state_dict(d)`` (validate every field, raising ``ValueError`` naming the
+          field, before touching ``self._state``).
     """
 
     metadata = {"render_modes": ["human", "ansi"], "name": "card_game_v0", "is_parallelizable": False, "render_fps": 1}
@@ -64,10 +65,7 @@ class CardGameRawEnv(AECEnv):
             check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
         self.reward_mode = check_choice("reward", reward, REWARD_MODES)
-        if max_steps is not None and (
-            isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1
-        ):
-            raise ValueError(f"max_steps={max_steps!r} is not allowed; allowed values: None or an int >= 1")
+        max_steps = check_int("max_steps", max_steps, allow_none=True)
         self.max_steps = max_steps
         self._configure(**options)
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
@@ -215,6 +213,13 @@ class CardGameRawEnv(AECEnv):
         pass
 
     # -- state dicts -----------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """The full position as plain JSON (format: the env's docstring); after reset() or
+        from_state_dict() only: before that there is no position."""
+        if not self._has_reset:
+            raise RuntimeError("call reset() or from_state_dict() before state_dict()")
+        return self._k_state_dict()
+
     def player_view(self, seat: int) -> dict:
         """The state dict as far as ``seat`` may know it (hidden cards removed); for bots."""
         from .views import player_view

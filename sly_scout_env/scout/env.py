@@ -252,9 +252,7 @@ class raw_env(CardGameRawEnv):
     def render_text(self, viewer) -> str:
         return T.render_text(self._state, viewer, (self._round_scores, self._round_end_reasons))
 
-    def state_dict(self) -> dict:
-        if not self._has_reset:
-            raise RuntimeError("call reset() or from_state_dict() before state_dict()")
+    def _k_state_dict(self) -> dict:
         return C.state_to_dict(self._state, (self._round_scores, self._round_end_reasons))
 
     def _load_state_dict(self, d: dict) -> None:

@@ -202,7 +202,7 @@ class raw_env(CardGameRawEnv):
     def render_text(self, viewer=None) -> str:
         return T.render_text(self._state, viewer, None)
 
-    def state_dict(self) -> dict:
+    def _k_state_dict(self) -> dict:
         return C.state_to_dict(self._state, None)
 
     def _load_state_dict(self, d: dict) -> None:
