@@ -62,6 +62,9 @@ so a batched version loops rows with ``prange``. Nothing below allocates per mov
     ``SIM_OPTIONS``, ``sim_template(num_players, **options) -> (template row,
     num_players)``, ``play_rows(template, words, policy_ids, step_cap, scores, steps,
     ends)``: simulation at scale (one Scout hand or one Sly game per word).
+    ``learner_reset_rows``, ``learner_step_rows``: one learner seat per row, compiled
+    opponents at the others (``sly_scout_env.learner.SingleLearnerBatch``; layouts of
+    ``meta`` / ``cfg`` and the error codes in ``sly_scout_env/kernels.py``).
 
 ``codec`` -- the state dict (plain JSON) <-> row, with full validation
     ``state_to_dict(row, history) -> dict``;
@@ -79,6 +82,11 @@ so a batched version loops rows with ``prange``. Nothing below allocates per mov
       (what the viewer may see of it, then what it settled); ``before``/``after`` are
       the state dicts around the move, ``words`` its ``action_to_str`` from before it,
       ``who(seat)`` a seat's name.
+
+``view`` -- what one seat may know of a state dict
+    ``redact(d, view, seat)``: hide in ``view`` (a deep copy of the state dict ``d``
+      without ``rng``, made by ``sly_scout_env.views.player_view``) what ``seat`` cannot
+      know; the module docstring says what is hidden.
 
 ``env`` -- the PettingZoo AEC env (``raw_env``, ``env``): a :class:`_aec.CardGameRawEnv`
     whose ``_k_*`` hooks call the kernels above.
@@ -100,8 +108,9 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "policies": ("POLICY_NAMES", "policy_id", "CHOOSE_SCRATCH", "choose", "policy_seed"),
     "batch": (
         "new_batch", "SCRATCH_SIZE", "reset_rows", "step_rows", "legal_masks", "observe_rows",
-        "SIM_OPTIONS", "sim_template", "play_rows",
+        "SIM_OPTIONS", "sim_template", "play_rows", "learner_reset_rows", "learner_step_rows",
     ),
+    "view": ("redact",),
     "codec": ("state_to_dict", "dict_to_state"),
     "text": ("decode_action", "encode_action", "action_to_str", "render_text", "narrate"),
     "env": ("raw_env", "env"),

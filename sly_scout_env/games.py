@@ -7,9 +7,26 @@
     rules = spec.module("rules")                             # sly_scout_env.scout.rules
 
 Generic code (simulation, vector env, wrappers, SB3 adapters, views, CLI, arena, play,
-training, benchmarks, web table) looks a game up here and never branches on its name.
-Adding a game is one folder implementing the per-game contract (docs/architecture.md)
-plus one entry in :data:`_SPECS` below.
+training, benchmarks, web table) looks a game up here and never branches on its name
+(``tests/test_game_registry.py`` fails on any ``== "scout"`` outside the game folders).
+Adding a game is one folder implementing the per-game contract plus one entry in
+:data:`_SPECS` below (docs/architecture.md, "Adding a game").
+
+Where a game's behaviour lives: ``<package>.<role>`` for the roles of the contract
+(``sly_scout_env/contract.py`` lists each role's names and signatures):
+
+    rules        the row layout and the rules kernels (setup, legal moves, apply, scores)
+    observation  observation_size and the compiled observation encoder
+    codec        state dict <-> row, with field-by-field validation
+    text         actions in words, the rendered table, narration for terminal play
+    view         what one seat may know of a state dict (bots' info["view"], the web table)
+    env          the PettingZoo AEC env (its docstring is the game's documentation page)
+    batch        batched kernels: vector env, simulate, the single-learner engine
+    policies     compiled bots (random, greedy) for simulate, ISMCTS rollouts, SB3 opponents
+    heuristic, determinize   the greedy evaluation and ISMCTS's determinization
+
+and the rules as implemented in ``docs/<name>_rules.md``. Game-specific bots sit in
+``agents/`` (``<name>_greedy.py``, ``ismcts_<name>.py``), registered in ``agents/registry.py``.
 
 Importing this module imports no game: a spec names its modules, and
 :meth:`GameSpec.module` imports one on first use.

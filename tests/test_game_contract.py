@@ -26,6 +26,7 @@ def _params(fn):
     ("rules", "reset"), ("rules", "legal_actions"), ("rules", "legal_mask"), ("rules", "apply_action"),
     ("observation", "encode_observation"), ("policies", "choose"), ("policies", "policy_seed"), ("codec", "state_to_dict"),
     ("codec", "dict_to_state"), ("text", "render_text"), ("text", "narrate"), ("batch", "reset_rows"), ("batch", "play_rows"),
+    ("batch", "learner_reset_rows"), ("batch", "learner_step_rows"), ("view", "redact"),
 ])
 def test_the_contract_functions_have_one_signature(role, name):
     sigs = {game: _params(getattr(get_game(game).module(role), name)) for game in GAMES}
@@ -147,7 +148,9 @@ BATCH_HOOKS = {"points_into", "scores_into", "_observation_size", "_unit_result"
 # differ in name would list them here.
 BATCH_RENAMES: dict[str, dict[str, str]] = {}
 PINNED_AT_LEAST = {"reset_rows", "_reset_row", "step_rows", "_step_row", "_step_parallel", "_step_serial",
-                   "legal_masks", "observe_rows", "play_rows", "_observe_current", "game_over"}
+                   "legal_masks", "observe_rows", "play_rows", "_observe_current", "game_over",
+                   "learner_reset_rows", "learner_step_rows", "_learner_step_row", "_learner_start",
+                   "_learner_play_opponents"}
 
 
 def _own_functions(module):
