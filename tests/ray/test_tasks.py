@@ -21,9 +21,13 @@ def _square_slow(x):
 
 
 def _sleep_then_touch(arg):
+    """Task 0 returns at once; the others wait (up to a minute) for a "go" file, then touch
+    "done<i>": a task that was not cancelled leaves its file, whatever the machine's load."""
     i, folder = arg
     if i:
-        time.sleep(4)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(os.path.join(folder, "go")) and time.monotonic() < deadline:
+            time.sleep(0.05)
         open(os.path.join(folder, f"done{i}"), "w").close()
     return i
 
@@ -64,8 +68,9 @@ def test_interrupt_cancels_outstanding_tasks(local_ray, tmp_path, capsys):
     with pytest.raises(KeyboardInterrupt):
         map_tasks(_sleep_then_touch, [(i, str(tmp_path)) for i in range(4)], on_result=interrupt)
     assert "cancelled 3 outstanding Ray task(s)" in capsys.readouterr().err
-    time.sleep(5)  # the slow tasks would have finished by now
-    assert os.listdir(tmp_path) == []
+    open(tmp_path / "go", "w").close()  # a task still running would now finish
+    time.sleep(3)
+    assert sorted(os.listdir(tmp_path)) == ["go"]
 
 
 def test_bad_address_is_a_value_error():
@@ -147,4 +152,6 @@ def test_ctrl_c_cancels_outstanding_tasks(tmp_path):
     _, err = p.communicate(timeout=60)
     assert p.returncode != 0 and "KeyboardInterrupt" in err
     assert "cancelled 3 outstanding Ray task(s)" in err
-    assert os.listdir(tmp_path) == []
+    open(tmp_path / "go", "w").close()  # a task still running would now finish
+    time.sleep(3)
+    assert sorted(os.listdir(tmp_path)) == ["go"]
