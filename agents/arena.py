@@ -34,8 +34,10 @@ seat equally often, so no entry gains from its seat. The listed specs are *slots
 * else the balanced rotation: for each start ``j`` the seating with slot
   ``(j + k) % A`` at seat ``k`` (repeats dropped when that keeps the balance).
 
-``max_permutations`` is ``min(MAX_PERMUTATIONS, games)``: a short run is not blown
-up to 120 games.
+``max_permutations`` is ``min(MAX_PERMUTATIONS, games // MIN_DEALS)``: the full
+permutations only when the games fill at least ``MIN_DEALS`` (10) deals of them, so
+that a short run is neither blown up to 120 games nor left with too few deals for
+an interval over deals (the rotation balances the seats too).
 
 Duplicate deals. Deal ``d`` is the game seed ``derive_seed(seed, d)``; it is replayed
 under every seating of the block. The envs draw every deal from the game seed only
@@ -81,6 +83,10 @@ from .registry import GAMES, format_spec, parse_spec, registration
 from .views import player_view
 
 MAX_PERMUTATIONS = 120  # largest block of full seating permutations (5 entries at 5 seats)
+# Full permutations only when the games fill this many deals of them: intervals are over
+# deals, and 2 deals of 36 seatings give 1 degree of freedom where 24 deals of the
+# 3-seating rotation give 23 (both blocks balance the seats).
+MIN_DEALS = 10
 DEFAULT_MAX_STEPS = 100_000  # step guard per game; endless games are possible in principle
 LABEL_RE = re.compile(r"[A-Za-z0-9_.#+-]+")  # what a label may contain (no ',', ':', '=', '@', spaces)
 
@@ -381,9 +387,9 @@ def run_arena(
         raise ValueError(f"seed={seed!r} is not allowed; give an int >= 0")
     env_mod.raw_env(num_players=players, **options)  # validates players and options up front
     entries, slots = resolve_entries(agents, game)
-    # Full permutations only when the games fill at least one block of them; else the
-    # (much smaller) balanced rotation, so a short run is not blown up to 120 games.
-    block = seating_block(slots, players, max_permutations=min(MAX_PERMUTATIONS, int(games)))
+    # Full permutations only when the games fill MIN_DEALS deals of them; else the
+    # (smaller) balanced rotation: more deals, hence a usable interval over deals.
+    block = seating_block(slots, players, max_permutations=min(MAX_PERMUTATIONS, int(games) // MIN_DEALS))
     deals = -(-int(games) // len(block))
     run_id = uuid.uuid4().hex  # keys the per-process bot cache (never affects results)
     base = {"game": game, "players": players, "options": options, "seed": int(seed), "max_steps": int(max_steps),

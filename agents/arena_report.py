@@ -69,10 +69,15 @@ def _json_pair(pair) -> list:
 
 
 def _fmt_ci(pair, digits: int = 3) -> str:
+    """``[lo, hi]``; ``n/a`` without an interval (fewer than 2 deals); a ``*`` marks zero width."""
     lo, hi = pair
     if math.isnan(lo) or math.isnan(hi):
         return "n/a"
-    return f"[{lo:.{digits}f}, {hi:.{digits}f}]"
+    return f"[{lo:.{digits}f}, {hi:.{digits}f}]" + ("*" if lo == hi else "")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _csv_num(x) -> str:
@@ -187,7 +192,7 @@ class ArenaResult:
         """The results as an aligned text table (per-entry statistics, then head-to-head)."""
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
         head = (
-            f"{self.game}: {self.players} players, {self.games} games = {self.deals} deals x "
+            f"{self.game}: {self.players} players, {self.games} games = {_plural(self.deals, 'deal')} x "
             f"{len(self.seatings)} seatings, seed {self.seed}" + (f", options: {opts}" if opts else "")
         )
         if self.games != self.games_requested:
@@ -199,7 +204,7 @@ class ArenaResult:
             head += f"\n  {self.truncated} game(s) hit the step guard: truncated, left out of the statistics"
         head += (
             f"\n  per seat, pooled over all seats an entry holds; win share: ties split, parity "
-            f"{1 / self.players:.3f}; 95% intervals over the {self.deals} deals (the deal is the unit)"
+            f"{1 / self.players:.3f}; 95% intervals over the {_plural(self.deals, 'deal')} (the deal is the unit)"
         )
         width = max([len("bot")] + [len(s.name) for s in self.stats])
         cis = [_fmt_ci(s.win_rate_ci95) for s in self.stats]
@@ -229,7 +234,12 @@ class ArenaResult:
             lines.append(" " * width + "  " + "  ".join(f"{n:>{colw}}" for n in names))
             for a in names:
                 lines.append(f"{a:<{width}}  " + "  ".join(f"{cells[a, b]:>{colw}}" for b in names))
-        return "\n".join(lines)
+        text = "\n".join(lines)
+        if "]*" in text:
+            text += "\n\n* every deal gave the same value: no spread between deals, so the interval has zero width"
+        if "n/a" in text:
+            text += "\n\nn/a: an interval over deals needs at least 2 deals"
+        return text
 
 
 def summarise(result: ArenaResult) -> None:
