@@ -12,8 +12,8 @@ Design
 Entries. ``agents`` is a list of bot specs (registry names, optionally with
 parameters ``name:key=value``). Identical specs are **one entry** holding several
 seats: ``["ismcts", "greedy", "greedy", "greedy", "greedy"]`` is two entries, ismcts
-with one seat per game and greedy with four. To tell copies apart (e.g. two greedy
-bots with different seeds of thought, or simply to see each copy), give them labels:
+with one seat per game and greedy with four. To tell copies apart (to see each
+copy's own numbers), give them labels:
 ``"g1@greedy"``, ``"g2@greedy"`` or, the same, ``"greedy:name=g1"``. A label names
 the entry in every output; specs with the same label are the same entry (the label
 must not name two different specs).
@@ -68,7 +68,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import math
 import multiprocessing
 import re
 import sys
