@@ -59,7 +59,7 @@ def add_arena_parser(subparsers) -> argparse.ArgumentParser:
         help="a tournament between bots: seat rotation, duplicate deals, win shares with intervals over deals",
         description=(
             "Play bots against each other. Every deal is replayed under every seating of a balanced "
-            "block (all distinct seatings when at most 120 and at most GAMES, else a rotation), so no bot "
+            "block (all distinct seatings when at most 120 and GAMES fill 10 deals of them, else a rotation), so no bot "
             "gains from its seat or its cards; GAMES is rounded up to whole deals. The same bot listed "
             "several times is one entry holding several seats (ismcts,greedy,greedy,greedy,greedy: 5 "
             "seatings per deal); label copies to tell them apart (g1@greedy or greedy:name=g1). Prints, "
@@ -82,12 +82,17 @@ def add_arena_parser(subparsers) -> argparse.ArgumentParser:
             "a repeated spec is one entry holding several seats; LABEL@spec or name=LABEL keeps copies apart"
         ),
     )
-    p.add_argument("--games", type=positive_int, required=True, help="games to play (rounded up to whole deals: one game per seating of a deal)")
+    p.add_argument(
+        "--games", type=positive_int, required=True,
+        help="games to play (rounded up to whole deals: one game per seating of a deal)",
+    )
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the deals and the bots (default 0)")
     p.add_argument("--workers", type=positive_int, default=2, help="worker processes (default 2)")
     p.add_argument("--max-steps", type=positive_int, default=None, help="step guard per game (default 100000)")
     p.add_argument("--json", metavar="PATH", default=None, help="save the results as JSON")
-    p.add_argument("--csv", metavar="PATH", default=None, help="save the per-entry results (with intervals over deals) as CSV")
+    p.add_argument(
+        "--csv", metavar="PATH", default=None, help="save the per-entry results (with intervals over deals) as CSV"
+    )
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     _add_common(p)
     return p
@@ -98,16 +103,12 @@ def run_arena(args, out=None):
     from .arena import DEFAULT_MAX_STEPS
     from .arena import run_arena as _run
 
-    from sly_scout_env.games import get_game
-
     out = out or sys.stdout
-    spec = get_game(args.game)
     if args.players is None:
-        args.players = spec.default_players
-    if args.players not in spec.player_counts:
-        raise SystemExit(
-            f"sly-scout arena: --players {args.players} is not allowed for {args.game}; allowed: {spec.player_counts}"
-        )
+        args.players = 4 if args.game == "scout" else 3
+    allowed = PLAYER_COUNTS[args.game]
+    if args.players not in allowed:
+        raise SystemExit(f"sly-scout arena: --players {args.players} is not allowed for {args.game}; allowed: {allowed}")
     try:
         result = _run(
             args.game,
