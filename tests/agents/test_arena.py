@@ -114,8 +114,8 @@ def test_pooled_statistics_on_a_hand_made_result():
     s = np.array([10 / 3, 17 / 3])
     half = 12.706205 * s.std(ddof=1) / np.sqrt(2)
     assert a.mean_score_ci95 == pytest.approx((s.mean() - half, s.mean() + half), abs=1e-6)
-    # Head-to-head: pairs (A seat, B seat) in each game: A beats B 2+1+0 | 0+2+2 of 12 pairs, ties 1/2
-    # (game (0,1): A=4 vs B=4 tie and vs B=2 win -> 1.5; game (0,0): 2; game (0,2): 0; game (1,0): 0).
+    # Head-to-head over the pairs (A seat, B seat) of each game, ties 1/2: A gets 2 + 1.5 + 0 in deal 0
+    # (game (0, 1): A=4 ties B=4 and beats B=2) and 0 + 2 + 2 in deal 1, of 12 pairs.
     assert res.head_to_head["A"]["B"] == pytest.approx((2 + 1.5 + 0 + 0 + 2 + 2) / 12)
     assert res.head_to_head["A"]["B"] + res.head_to_head["B"]["A"] == pytest.approx(1.0)
     assert res.head_to_head_games == {"A": {"B": 12}, "B": {"A": 12}}
