@@ -234,12 +234,14 @@ class ArenaResult:
             lines.append(" " * width + "  " + "  ".join(f"{n:>{colw}}" for n in names))
             for a in names:
                 lines.append(f"{a:<{width}}  " + "  ".join(f"{cells[a, b]:>{colw}}" for b in names))
-        text = "\n".join(lines)
-        if "]*" in text:
-            text += "\n\n* every deal gave the same value: no spread between deals, so the interval has zero width"
-        if "n/a" in text:
-            text += "\n\nn/a: an interval over deals needs at least 2 deals"
-        return text
+        shown = [s.win_rate_ci95 for s in self.stats] + [s.mean_score_ci95 for s in self.stats]
+        shown += [ci for a in names for b, ci in self.head_to_head_ci95.get(a, {}).items()
+                  if self.head_to_head.get(a, {}).get(b) is not None]
+        if any(lo == hi for lo, hi in shown):
+            lines += ["", "* every deal gave the same value: no spread between deals, so the interval has zero width"]
+        if any(math.isnan(lo) or math.isnan(hi) for lo, hi in shown):
+            lines += ["", "n/a: an interval over deals needs at least 2 deals"]
+        return "\n".join(lines)
 
 
 def summarise(result: ArenaResult) -> None:
