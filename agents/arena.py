@@ -1,75 +1,96 @@
-"""Tournaments between bots: seat rotation, duplicate deals, parallel games, statistics.
+"""Tournaments between bots: seat rotation, duplicate deals, parallel games.
 
     from agents.arena import run_arena
-    result = run_arena("scout", 4, ["random", "greedy"], games=2000, seed=0, workers=2)
+    result = run_arena("scout", 5, ["ismcts", "greedy", "greedy", "greedy", "greedy"], games=300)
     print(result.table())
+
+The statistics, tables, JSON and CSV of a result live in :mod:`agents.arena_report`;
+why the intervals are computed over deals is explained in ``docs/arena.md``.
 
 Design
 ------
 Entries. ``agents`` is a list of bot specs (registry names, optionally with
-parameters ``name:key=value``). Each spec is one *entry*; a repeated spec gets a
-``#2``, ``#3`` suffix so that two copies are told apart.
+parameters ``name:key=value``). Identical specs are **one entry** holding several
+seats: ``["ismcts", "greedy", "greedy", "greedy", "greedy"]`` is two entries, ismcts
+with one seat per game and greedy with four. To tell copies apart (to see each
+copy's own numbers), give them labels:
+``"g1@greedy"``, ``"g2@greedy"`` or, the same, ``"greedy:name=g1"``. A label names
+the entry in every output; specs with the same label are the same entry (the label
+must not name two different specs).
 
 Seatings. Every game is played under a *seating*: a tuple giving the entry at each
-seat. A *block* is a list of seatings in which each entry holds each seat equally
-often, so no entry gains from its seat:
+seat. A *block* is the list of seatings of one deal; in it each entry holds each
+seat equally often, so no entry gains from its seat. The listed specs are *slots*
+(``A`` of them); a seating takes ``players`` slots and maps each to its entry:
 
-* every seating permutation when there are at most ``MAX_PERMUTATIONS`` of them
-  and ``games`` is at least that many:
-  all ordered choices of ``players`` distinct entries when there are at least as
-  many entries as seats; when there are fewer entries than seats, the seats are
-  filled cyclically (entry ``(j + k) % A`` at seat ``k``, for each start ``j``, so
-  which entries get an extra seat rotates) and every distinct permutation of each
-  such multiset is used;
-* else the balanced rotation: for each start ``j`` in ``0..A-1`` the seating with
-  entry ``(j + k) % A`` at seat ``k`` (each entry holds each seat once per block).
+* when ``A >= players``: every **distinct** seating that uses each entry at most as
+  many times as it is listed (one entry against four copies of another at 5 players:
+  5 seatings, the lone bot at each seat once; five different bots: all 120
+  permutations), when there are at most ``max_permutations`` of them;
+* when ``A < players``: the seats are filled cyclically from the slots (slot
+  ``(j + k) % A`` at seat ``k``, for each start ``j``, so which entries get an
+  extra seat rotates), and every distinct permutation of each such multiset of
+  entries is used, when there are at most ``max_permutations`` of them;
+* else the balanced rotation: for each start ``j`` the seating with slot
+  ``(j + k) % A`` at seat ``k`` (repeats dropped when that keeps the balance).
 
-When an entry holds several seats of one game, each seat counts as its own entry
-in every statistic (mean score, win rate, head-to-head pairs, rating update).
+``max_permutations`` is ``min(MAX_PERMUTATIONS, games // MIN_DEALS)``: the full
+permutations only when the games fill at least ``MIN_DEALS`` (10) deals of them, so
+that a short run is neither blown up to 120 games nor left with too few deals for
+an interval over deals (the rotation balances the seats too).
 
 Duplicate deals. Deal ``d`` is the game seed ``derive_seed(seed, d)``; it is replayed
 under every seating of the block. The envs draw every deal from the game seed only
 (never from the moves), so the same seed means the same cards whoever sits where:
 luck of the deal cancels out between entries. ``games`` is rounded up to whole
-blocks (the result says how many games were played).
+blocks: ``deals = ceil(games / len(block))``; the result states the deals and games
+played.
 
-Parallelism. Deals are spread over ``workers`` processes (``spawn`` start method,
-so it works the same on every platform); every game's seeds depend only on
-``(seed, deal, seating, seat)``, and results are gathered in (deal, seating) order,
-so the result is identical whatever the worker count. Bots travel to the workers as
-their registered factories (a lazy ``"module:callable"`` string or a module-level
-callable), so bots registered at run time work too; a script that calls
-``run_arena(..., workers>1)`` needs the usual ``if __name__ == "__main__":`` guard of
-the ``spawn`` start method.
+Parallelism. Deals are spread over ``workers`` processes by :func:`play_deals`
+(``spawn`` start method, so it works the same on every platform); every game's
+seeds depend only on ``(seed, deal, seating, seat)``, and results are gathered in
+(deal, seating) order, so the result is identical whatever the worker count. Bots
+travel to the workers as their registered factories (a lazy ``"module:callable"``
+string or a module-level callable), so bots registered at run time work too; a
+script that calls ``run_arena(..., workers>1)`` needs the usual
+``if __name__ == "__main__":`` guard of the ``spawn`` start method.
 
-Statistics (per entry): mean game score; win rate where a k-way tie for the top
-score gives each 1/k, with a 95% Wilson interval; head-to-head: for each ordered
-pair (A, B) of entries seated in the same game, the fraction of those games in which
-A scored more than B (ties count 1/2); openskill Plackett-Luce ratings updated game
-by game in (deal, seating) order. Games cut by the step guard (``max_steps``) are
-*truncated*: reported, and left out of every statistic.
+Statistics (see :mod:`agents.arena_report`): per entry, pooled over all the seats
+it held, the mean score per seat and the win share per seat (a k-way tie for the
+top score gives each 1/k, so parity is 1/players whatever the number of seats),
+each with a 95% t-interval over deals; head-to-head shares with the same
+intervals; openskill Plackett-Luce ratings. Games cut by the step guard
+(``max_steps``) are *truncated*: reported, and left out of every statistic.
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import itertools
 import json
-import math
 import multiprocessing
+import re
 import sys
 import uuid
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 
-from .registry import GAMES, format_spec, parse_spec, registration
-from .stats import new_rating_model, rate_game, wilson_interval, win_shares
+from sly_scout_env.checks import check_int
+from sly_scout_env.games import get_game
+
+from .arena_report import AgentStats, ArenaResult, summarise  # noqa: F401  (re-exported)
+from .registry import format_spec, parse_spec, registration
 from .views import player_view
 
 MAX_PERMUTATIONS = 120  # largest block of full seating permutations (5 entries at 5 seats)
+# Full permutations only when the games fill this many deals of them: intervals are over
+# deals, and 2 deals of 36 seatings give 1 degree of freedom where 24 deals of the
+# 3-seating rotation give 23 (both blocks balance the seats).
+MIN_DEALS = 10
 DEFAULT_MAX_STEPS = 100_000  # step guard per game; endless games are possible in principle
+LABEL_RE = re.compile(r"[A-Za-z0-9_.#+-]+")  # what a label may contain (no ',', ':', '=', '@', spaces)
 
 
 def derive_seed(*keys: int) -> int:
@@ -78,37 +99,135 @@ def derive_seed(*keys: int) -> int:
     return int(word >> np.uint64(1))
 
 
-def env_module(game: str):
-    if game == "scout":
-        from sly_scout_env import scout_v0 as mod
-    elif game == "sly":
-        from sly_scout_env import sly_v0 as mod
-    else:
-        raise ValueError(f"game={game!r} is not allowed; allowed values: {', '.join(map(repr, GAMES))}")
-    return mod
-
-
 # -- seatings ---------------------------------------------------------------------------
 def _multiset_permutations(items: tuple) -> list[tuple]:
     return sorted(set(itertools.permutations(items)))
 
 
-def seating_block(num_entries: int, players: int, max_permutations: int = MAX_PERMUTATIONS) -> list[tuple]:
-    """The seatings of one block (see the module docstring); each entry holds each seat equally often."""
-    if num_entries < 1:
+def _distinct_seatings(counts: dict, players: int, limit: int) -> list[tuple] | None:
+    """Every sequence of ``players`` entries using entry ``e`` at most ``counts[e]`` times,
+    in lexicographic order; None as soon as there are more than ``limit``."""
+    out: list[tuple] = []
+    left = dict(counts)
+    prefix: list = []
+
+    def extend() -> bool:
+        if len(prefix) == players:
+            out.append(tuple(prefix))
+            return len(out) <= limit
+        for e in sorted(left):
+            if left[e]:
+                left[e] -= 1
+                prefix.append(e)
+                ok = extend()
+                prefix.pop()
+                left[e] += 1
+                if not ok:
+                    return False
+        return True
+
+    return out if extend() else None
+
+
+def _balanced(block: list[tuple], players: int) -> bool:
+    """Each entry holds each seat equally often in ``block``."""
+    per_seat = [Counter(s[k] for s in block) for k in range(players)]
+    return all(per_seat[k] == per_seat[0] for k in range(players))
+
+
+def seating_block(entries, players: int, max_permutations: int = MAX_PERMUTATIONS) -> list[tuple]:
+    """The seatings of one deal (see the module docstring).
+
+    ``entries`` is the entry index of each listed spec (``[0, 1, 1, 1, 1]``: one
+    bot against four copies of another), or an int ``A`` for ``A`` distinct entries.
+    Each entry holds each seat equally often.
+    """
+    slots = list(range(entries)) if isinstance(entries, (int, np.integer)) else [int(e) for e in entries]
+    if not slots:
         raise ValueError("need at least one bot")
-    a = num_entries
-    rotation = [tuple((j + k) % a for k in range(players)) for j in range(a)]
+    a = len(slots)
+    rotation = [tuple(slots[(j + k) % a] for k in range(players)) for j in range(a)]
     if a >= players:
-        count = math.perm(a, players)
-        if count <= max_permutations:
-            return list(itertools.permutations(range(a), players))
-        return rotation
-    multisets = sorted({tuple(sorted(r)) for r in rotation})
-    perms = [p for m in multisets for p in _multiset_permutations(m)]
-    if len(perms) <= max_permutations:
-        return perms
-    return rotation
+        full = _distinct_seatings(Counter(slots), players, max_permutations)
+    else:
+        multisets = sorted({tuple(sorted(r)) for r in rotation})
+        full = [p for m in multisets for p in _multiset_permutations(m)]
+    if full is not None and len(full) <= max_permutations:
+        return full
+    distinct = list(dict.fromkeys(rotation))
+    return distinct if _balanced(distinct, players) else rotation
+
+
+# -- entries ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Entry:
+    """One bot of an arena: its label, its spec, how to build it, and how often it was listed."""
+
+    label: str
+    spec: str  # canonical spec, without the label
+    factory: object  # registered factory: "module:callable" string or module-level callable
+    kwargs: dict
+    listed: int  # how many times it appears in ``agents`` (its seats per game when A == players)
+
+
+def _split_label(spec: str) -> tuple[str | None, str]:
+    """``"g1@greedy:x=1"`` -> ``("g1", "greedy:x=1")``; a spec without a label -> ``(None, spec)``.
+
+    Only an ``@`` before the first ``:`` starts a label, so parameter values (paths) may contain ``@``.
+    """
+    spec = spec.strip()
+    head = spec.split(":", 1)[0]
+    if "@" not in head:
+        return None, spec
+    label, _, rest = spec.partition("@")
+    return label.strip(), rest.strip()
+
+
+def _check_label(label, spec: str) -> str:
+    if not isinstance(label, str) or not LABEL_RE.fullmatch(label):
+        raise ValueError(
+            f"bot spec {spec!r}: label {label!r} is not allowed; give letters, digits or _.#+- "
+            "(e.g. g1@greedy or greedy:name=g1)"
+        )
+    return label
+
+
+def resolve_entries(agents, game: str) -> tuple[list[Entry], list[int]]:
+    """The entries of ``agents`` (identical specs merged, labels applied) and the entry of each slot."""
+    if isinstance(agents, str):
+        agents = [a for a in agents.split(",") if a.strip()]
+    if not agents:
+        raise ValueError("agents is empty; give at least one registered bot name, e.g. ['random']")
+    order: dict[str, dict] = {}
+    slots = []
+    for text in agents:
+        if not isinstance(text, str):
+            raise ValueError(f"bot spec {text!r} is not a string; give a registered name, e.g. 'random'")
+        label, body = _split_label(text)
+        name, kwargs = parse_spec(body)
+        if "name" in kwargs:
+            if label is not None and str(kwargs["name"]) != label:
+                raise ValueError(f"bot spec {text!r} gives two labels ({label!r} and name={kwargs['name']!r}); give one")
+            label = str(kwargs.pop("name"))
+        reg = registration(name)
+        if game not in reg.games:
+            raise ValueError(f"bot {name!r} does not play {game}; it plays {', '.join(reg.games)}")
+        spec = format_spec(name, kwargs)
+        label = spec if label is None else _check_label(label, text)
+        known = order.get(label)
+        if known is None:
+            factory = reg.factory[game] if isinstance(reg.factory, dict) else reg.factory
+            order[label] = {"spec": spec, "factory": factory, "kwargs": kwargs, "listed": 1, "index": len(order)}
+        elif known["spec"] != spec:
+            raise ValueError(
+                f"label {label!r} names two different bots ({known['spec']!r} and {spec!r}); "
+                "give each its own label (e.g. a@greedy,b@random)"
+            )
+        else:
+            known["listed"] += 1
+        slots.append(order[label]["index"])
+    entries = [Entry(lb, d["spec"], d["factory"], d["kwargs"], d["listed"]) for lb, d in order.items()]
+    return entries, slots
 
 
 # -- one game -----------------------------------------------------------------------------
@@ -177,7 +296,7 @@ def _run_deal(task: dict) -> list[GameRecord]:
     key = (game, players, tuple(sorted(options.items())))
     env = _ENV_CACHE.get(key)
     if env is None:
-        env = env_module(game).raw_env(num_players=players, **options)
+        env = get_game(game).raw_env(num_players=players, **options)
         _ENV_CACHE[key] = env
     seed, deal = task["seed"], task["deal"]
     game_seed = derive_seed(seed, deal)
@@ -200,177 +319,48 @@ def _run_deal(task: dict) -> list[GameRecord]:
     return records
 
 
-# -- results ----------------------------------------------------------------------------------
-@dataclass
-class AgentStats:
-    name: str
-    games: int  # entries: one per seat held in a non-truncated game
-    mean_score: float
-    win_rate: float
-    win_rate_ci95: tuple
-    rating_mu: float
-    rating_sigma: float
+# -- dispatch -------------------------------------------------------------------------------
+def play_deals(tasks: list[dict], workers: int, on_done=None, ray=None) -> list[GameRecord]:
+    """Play every deal of ``tasks`` (see :func:`_run_deal`), in-process, on ``workers``
+    processes, or as Ray tasks when ``ray`` is given (True, ``"auto"`` or ``"HOST:PORT"``).
 
+    ``on_done(records)`` is called as each deal finishes (progress). The order of the
+    returned records does not matter: :func:`run_arena` sorts them.
+    """
+    if ray not in (None, False):
+        from sly_scout_env.ray_tasks import map_tasks
 
-@dataclass
-class ArenaResult:
-    game: str
-    players: int
-    agents: list  # entry labels
-    options: dict
-    seed: int
-    games_requested: int
-    seatings: list  # the block
-    records: list = field(repr=False)
-    stats: list = field(default_factory=list)
-    head_to_head: dict = field(default_factory=dict)  # A -> B -> fraction of shared games A beat B
-    head_to_head_games: dict = field(default_factory=dict)  # A -> B -> number of seat pairs compared
+        out = []
+        for recs in map_tasks(_run_deal, tasks, address=ray, per_task=max(1, len(tasks) // 64),
+                              on_result=lambda i, recs: on_done is not None and on_done(recs)):
+            out += recs
+        return out
+    if workers == 1 or len(tasks) == 1:
+        out = []
+        for t in tasks:
+            recs = _run_deal(t)
+            out += recs
+            if on_done is not None:
+                on_done(recs)
+        return out
+    try:
+        import pickle
 
-    @property
-    def games(self) -> int:
-        return len(self.records)
-
-    @property
-    def truncated(self) -> int:
-        return sum(r.truncated for r in self.records)
-
-    @property
-    def deals(self) -> int:
-        return len({r.deal for r in self.records})
-
-    def to_dict(self) -> dict:
-        return {
-            "game": self.game,
-            "players": self.players,
-            "games": self.games,
-            "agents": [
-                {
-                    "name": s.name,
-                    "games": s.games,
-                    "mean_score": s.mean_score,
-                    "win_rate": s.win_rate,
-                    "win_rate_ci95": list(s.win_rate_ci95),
-                    "rating_mu": s.rating_mu,
-                    "rating_sigma": s.rating_sigma,
-                }
-                for s in self.stats
-            ],
-            "head_to_head": self.head_to_head,
-            "head_to_head_games": self.head_to_head_games,
-            "games_requested": self.games_requested,
-            "deals": self.deals,
-            "seatings_per_deal": len(self.seatings),
-            "truncated": self.truncated,
-            "seed": self.seed,
-            "options": self.options,
-        }
-
-    def write_json(self, path) -> None:
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(self.to_dict(), f, indent=2)
-            f.write("\n")
-
-    def write_csv(self, path) -> None:
-        """One row per entry: the per-bot statistics, then ``vs_<name>`` head-to-head columns."""
-        names = [s.name for s in self.stats]
-        with open(path, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(
-                ["name", "games", "mean_score", "win_rate", "win_rate_lo", "win_rate_hi", "rating_mu", "rating_sigma"]
-                + [f"vs_{n}" for n in names]
-            )
-            for s in self.stats:
-                h2h = self.head_to_head.get(s.name, {})
-                w.writerow(
-                    [s.name, s.games, f"{s.mean_score:.6f}", f"{s.win_rate:.6f}", f"{s.win_rate_ci95[0]:.6f}",
-                     f"{s.win_rate_ci95[1]:.6f}", f"{s.rating_mu:.6f}", f"{s.rating_sigma:.6f}"]
-                    + ["" if h2h.get(n) is None else f"{h2h[n]:.6f}" for n in names]
-                )
-
-    def table(self) -> str:
-        """The results as an aligned text table (per-bot statistics, then head-to-head)."""
-        opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
-        head = (
-            f"{self.game}: {self.players} players, {self.games} games ({self.deals} deals x "
-            f"{len(self.seatings)} seatings), seed {self.seed}" + (f", options: {opts}" if opts else "")
-        )
-        if self.games != self.games_requested:
-            head += f"\n  (games rounded up from {self.games_requested} to whole blocks of seatings)"
-        if self.truncated:
-            head += f"\n  {self.truncated} game(s) hit the step guard: truncated, left out of the statistics"
-        width = max([len("bot")] + [len(s.name) for s in self.stats])
-        lines = [head, ""]
-        lines.append(
-            f"{'bot':<{width}}  {'entries':>7}  {'mean score':>10}  {'win rate':>8}  {'95% CI':>15}  {'mu':>7}  {'sigma':>6}"
-        )
-        for s in self.stats:
-            ci = f"[{s.win_rate_ci95[0]:.3f}, {s.win_rate_ci95[1]:.3f}]"
-            lines.append(
-                f"{s.name:<{width}}  {s.games:>7}  {s.mean_score:>10.3f}  {s.win_rate:>8.3f}  {ci:>15}  "
-                f"{s.rating_mu:>7.2f}  {s.rating_sigma:>6.2f}"
-            )
-        names = [s.name for s in self.stats]
-        if len(names) > 1:
-            lines += ["", "head-to-head (row beats column, share of shared games; ties count 1/2):"]
-            cw = max(6, *(len(n) for n in names))
-            lines.append(" " * width + "  " + "  ".join(f"{n:>{cw}}" for n in names))
-            for a in names:
-                cells = []
-                for b in names:
-                    v = self.head_to_head.get(a, {}).get(b)
-                    cells.append(f"{'-':>{cw}}" if v is None else f"{v:>{cw}.3f}")
-                lines.append(f"{a:<{width}}  " + "  ".join(cells))
-        return "\n".join(lines)
-
-
-def _summarise(result: ArenaResult) -> None:
-    labels = result.agents
-    scores = {lb: [] for lb in labels}
-    wins = {lb: 0.0 for lb in labels}
-    h2h_win = {a: {b: 0.0 for b in labels if b != a} for a in labels}
-    h2h_n = {a: {b: 0 for b in labels if b != a} for a in labels}
-    model = new_rating_model()
-    ratings: dict = {lb: model.rating(name=lb) for lb in labels}
-    for r in result.records:  # already in (deal, seating) order: deterministic
-        if r.truncated:
-            continue
-        seat_labels = [labels[e] for e in r.seating]
-        shares = win_shares(r.scores)
-        for seat, lb in enumerate(seat_labels):
-            scores[lb].append(r.scores[seat])
-            wins[lb] += shares[seat]
-        for i, j in itertools.permutations(range(len(seat_labels)), 2):
-            a, b = seat_labels[i], seat_labels[j]
-            if a == b:
-                continue
-            h2h_n[a][b] += 1
-            h2h_win[a][b] += 1.0 if r.scores[i] > r.scores[j] else (0.5 if r.scores[i] == r.scores[j] else 0.0)
-        rate_game(model, ratings, seat_labels, r.scores)
-    stats = []
-    for lb in labels:
-        n = len(scores[lb])
-        stats.append(
-            AgentStats(
-                name=lb,
-                games=n,
-                mean_score=float(np.mean(scores[lb])) if n else float("nan"),
-                win_rate=wins[lb] / n if n else float("nan"),
-                win_rate_ci95=wilson_interval(wins[lb], n),
-                rating_mu=float(ratings[lb].mu),
-                rating_sigma=float(ratings[lb].sigma),
-            )
-        )
-    result.stats = stats
-    result.head_to_head = {a: {b: (h2h_win[a][b] / h2h_n[a][b] if h2h_n[a][b] else None) for b in h2h_n[a]} for a in labels}
-    result.head_to_head_games = {a: dict(h2h_n[a]) for a in labels}
-
-
-def _entry_labels(specs: list[str]) -> list[str]:
-    labels, seen = [], {}
-    for s in specs:
-        seen[s] = seen.get(s, 0) + 1
-        labels.append(s if seen[s] == 1 else f"{s}#{seen[s]}")
-    return labels
+        pickle.dumps(tasks[0]["entries"])
+    except Exception as exc:
+        raise ValueError(
+            "a bot factory cannot be sent to worker processes; register it with a "
+            f"'module:callable' string or a module-level callable, or use workers=1 ({exc})"
+        ) from None
+    ctx = multiprocessing.get_context("spawn")
+    chunk = max(1, len(tasks) // (workers * 8))
+    out = []
+    with ctx.Pool(min(workers, len(tasks))) as pool:
+        for recs in pool.imap_unordered(_run_deal, tasks, chunksize=chunk):
+            out += recs
+            if on_done is not None:
+                on_done(recs)
+    return out
 
 
 def run_arena(
@@ -385,83 +375,43 @@ def run_arena(
     max_steps: int = DEFAULT_MAX_STEPS,
     ray=None,
 ) -> ArenaResult:
-    """Play ``games`` games (rounded up to whole blocks of seatings) and summarise them.
+    """Play ``games`` games (rounded up to whole blocks of seatings, one block per deal) and summarise them.
+
+    ``agents``: bot specs; identical specs are one entry holding several seats, a
+    label (``"g1@greedy"`` or ``"greedy:name=g1"``) keeps copies apart.
 
     ``ray`` (True, ``"auto"`` or ``"HOST:PORT"``): deals run as Ray tasks instead of
-    ``workers`` processes, with the same result (docs/ray.md)."""
-    env_mod = env_module(game)
+    ``workers`` processes, with the same result (docs/ray.md).
+    """
+    spec = get_game(game)
     options = dict(options or {})
-    if isinstance(agents, str):
-        agents = [a for a in agents.split(",") if a.strip()]
-    if not agents:
-        raise ValueError("agents is empty; give at least one registered bot name, e.g. ['random']")
     for name, value in (("games", games), ("workers", workers), ("max_steps", max_steps)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name}={value!r} is not allowed; give an int >= 1")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed={seed!r} is not allowed; give an int >= 0")
-    env_mod.raw_env(num_players=players, **options)  # validates players and options up front
-    entries = []
-    specs = []
-    for spec in agents:
-        name, kwargs = parse_spec(spec)
-        reg = registration(name)
-        if game not in reg.games:
-            raise ValueError(f"bot {name!r} does not play {game}; it plays {', '.join(reg.games)}")
-        factory = reg.factory[game] if isinstance(reg.factory, dict) else reg.factory
-        specs.append(format_spec(name, kwargs))
-        entries.append([factory, kwargs])
-    labels = _entry_labels(specs)
-    entries = [(f, kw, lb) for (f, kw), lb in zip(entries, labels)]
-    # Full permutations only when the games fill at least one block of them; else the
-    # (much smaller) balanced rotation, so a short run is not blown up to 120 games.
-    block = seating_block(len(entries), players, max_permutations=min(MAX_PERMUTATIONS, int(games)))
-    deals = -(-games // len(block))
+        check_int(name, value)
+    check_int("seed", seed, lo=0)
+    spec.raw_env(num_players=players, **options)  # validates players and options up front
+    entries, slots = resolve_entries(agents, game)
+    # Full permutations only when the games fill MIN_DEALS deals of them; else the
+    # (smaller) balanced rotation: more deals, hence a usable interval over deals.
+    block = seating_block(slots, players, max_permutations=min(MAX_PERMUTATIONS, int(games) // MIN_DEALS))
+    deals = -(-int(games) // len(block))
     run_id = uuid.uuid4().hex  # keys the per-process bot cache (never affects results)
-    base = {"game": game, "players": players, "options": options, "entries": entries, "seed": int(seed),
-            "max_steps": int(max_steps), "run_id": run_id}
+    base = {"game": game, "players": players, "options": options, "seed": int(seed), "max_steps": int(max_steps),
+            "entries": [(e.factory, e.kwargs, e.label) for e in entries], "run_id": run_id}
     tasks = [dict(base, deal=d, seatings=list(enumerate(block))) for d in range(deals)]
-    total = deals * len(block)
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=total, unit="game", file=sys.stderr, dynamic_ncols=True, leave=False, desc=f"arena {game}")
-    records: list[GameRecord] = []
+        bar = tqdm(total=deals * len(block), unit="game", file=sys.stderr, dynamic_ncols=True, leave=False,
+                   desc=f"arena {game}")
     try:
-        if ray not in (None, False):
-            from sly_scout_env.ray_tasks import map_tasks
-
-            for recs in map_tasks(_run_deal, tasks, address=ray, per_task=max(1, deals // 64),
-                                  on_result=lambda i, recs: bar is not None and bar.update(len(recs))):
-                records += recs
-        elif workers == 1 or deals == 1:
-            for t in tasks:
-                recs = _run_deal(t)
-                records += recs
-                if bar is not None:
-                    bar.update(len(recs))
-        else:
-            try:
-                import pickle
-
-                pickle.dumps(entries)
-            except Exception as exc:
-                raise ValueError(
-                    "a bot factory cannot be sent to worker processes; register it with a "
-                    f"'module:callable' string or a module-level callable, or use workers=1 ({exc})"
-                ) from None
-            ctx = multiprocessing.get_context("spawn")
-            chunk = max(1, deals // (workers * 8))
-            with ctx.Pool(min(workers, deals)) as pool:
-                for recs in pool.imap_unordered(_run_deal, tasks, chunksize=chunk):
-                    records += recs
-                    if bar is not None:
-                        bar.update(len(recs))
+        records = play_deals(tasks, int(workers), None if bar is None else (lambda recs: bar.update(len(recs))),
+                             ray=ray)
     finally:
         if bar is not None:
             bar.close()
     records.sort(key=lambda r: (r.deal, r.seating_index))
-    result = ArenaResult(game, players, labels, options, int(seed), int(games), block, records)
-    _summarise(result)
+    result = ArenaResult(game, players, [e.label for e in entries], options, int(seed), int(games), block, records,
+                         specs=[e.spec for e in entries])
+    summarise(result)
     return result

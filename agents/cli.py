@@ -89,14 +89,16 @@ def add_arena_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``arena`` sub-command to an argparse ``subparsers`` object."""
     p = subparsers.add_parser(
         "arena",
-        help="a tournament between bots: seat rotation, duplicate deals, win rates, ratings",
+        help="a tournament between bots: seat rotation, duplicate deals, win shares with intervals over deals",
         description=(
-            "Play bots against each other. Every deal is replayed under every seating of a "
-            "balanced block (all seating permutations when at most 120 and at most GAMES, else a rotation), so no "
-            "bot gains from its seat or its cards; GAMES is rounded up to whole blocks. When there "
-            "are fewer bots than seats the seats are filled cyclically and each seat a bot holds "
-            "counts as one entry. Prints mean score, win rate (ties share) with 95% Wilson "
-            "intervals, openskill Plackett-Luce ratings and the head-to-head matrix."
+            "Play bots against each other. Every deal is replayed under every seating of a balanced "
+            "block (all distinct seatings when at most 120 and GAMES fill 10 deals of them, else a rotation), so no bot "
+            "gains from its seat or its cards; GAMES is rounded up to whole deals. The same bot listed "
+            "several times is one entry holding several seats (ismcts,greedy,greedy,greedy,greedy: 5 "
+            "seatings per deal); label copies to tell them apart (g1@greedy or greedy:name=g1). Prints, "
+            "per entry and pooled over its seats, the mean score and the win share per seat (ties split, "
+            "parity 1/players), each with a 95% t-interval over deals (the deal is the independent unit; "
+            "see docs/arena.md), openskill Plackett-Luce ratings and the head-to-head matrix."
         ),
         epilog=_bots_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -107,15 +109,23 @@ def add_arena_parser(subparsers) -> argparse.ArgumentParser:
         type=_bot_list,
         required=True,
         metavar="A,B,...",
-        help="bots by registered name, comma-separated; parameters as name:key=value (e.g. ismcts:iterations=200)",
+        help=(
+            "bots by registered name, comma-separated; parameters as name:key=value (e.g. ismcts:iterations=200); "
+            "a repeated spec is one entry holding several seats; LABEL@spec or name=LABEL keeps copies apart"
+        ),
     )
-    p.add_argument("--games", type=positive_int, required=True, help="games to play (rounded up to whole blocks)")
+    p.add_argument(
+        "--games", type=positive_int, required=True,
+        help="games to play (rounded up to whole deals: one game per seating of a deal)",
+    )
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the deals and the bots (default 0)")
     p.add_argument("--workers", type=positive_int, default=2, help="worker processes (default 2)")
     p.add_argument("--max-steps", type=positive_int, default=None, help="step guard per game (default 100000)")
     add_ray_option(p, "the deals (instead of --workers processes)")
     p.add_argument("--json", metavar="PATH", default=None, help="save the results as JSON")
-    p.add_argument("--csv", metavar="PATH", default=None, help="save the per-bot results as CSV")
+    p.add_argument(
+        "--csv", metavar="PATH", default=None, help="save the per-entry results (with intervals over deals) as CSV"
+    )
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     _add_common(p)
     return p

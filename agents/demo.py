@@ -2,7 +2,8 @@
 
 For each game it prints one speed line (random hands or games played inside compiled
 code on every core) and a short arena of random vs greedy vs ISMCTS (seat rotation,
-duplicate deals, win rates with 95% Wilson intervals, ratings, head-to-head).
+duplicate deals, win shares and mean scores with 95% intervals over deals, ratings,
+head-to-head; see docs/arena.md).
 
 The arena here is short, to finish in about a minute; the strength claims in the
 README come from longer runs (the commands are listed there).
