@@ -49,12 +49,17 @@ def test_two_nodes_simulate_and_arena_equal_local(cluster):
 
 
 def _log_start_then_sleep(arg):
-    i, log = arg
+    """Log the attempt; on the node ``hold`` never finish (until that node is killed), so an
+    item seen running there is surely lost with it, however loaded the machine is."""
+    i, log, hold = arg
     import ray
 
+    node = ray.get_runtime_context().get_node_id()
     with open(log, "a") as f:  # one line per attempt: a retried item shows twice
-        f.write(f"{i} {ray.get_runtime_context().get_node_id()}\n")
-    time.sleep(1.0)
+        f.write(f"{i} {node}\n")
+    if node == hold:
+        time.sleep(600)
+    time.sleep(0.2)
     return i * 10
 
 
@@ -73,7 +78,7 @@ def test_task_on_a_lost_node_is_retried(cluster, tmp_path):
         finished.add(i)
         if removed:
             return
-        for _ in range(20):  # wait until the extra node runs an unfinished item, then kill it
+        for _ in range(600):  # wait until the extra node runs an item (it holds it), then kill it
             running = started_on_extra() - finished
             if running:
                 c.remove_node(extra, allow_graceful=False)
@@ -81,7 +86,7 @@ def test_task_on_a_lost_node_is_retried(cluster, tmp_path):
                 return
             time.sleep(0.1)
 
-    out = map_tasks(_log_start_then_sleep, [(i, log) for i in range(12)], on_result=arrived)
+    out = map_tasks(_log_start_then_sleep, [(i, log, extra.node_id) for i in range(12)], on_result=arrived)
     assert removed and out == [i * 10 for i in range(12)]
     with open(log) as f:
         starts = [int(line.split()[0]) for line in f]

@@ -21,11 +21,11 @@ def _square_slow(x):
 
 
 def _sleep_then_touch(arg):
-    """Task 0 returns at once; the others wait (up to a minute) for a "go" file, then touch
+    """Task 0 returns at once; the others wait (up to 5 minutes) for a "go" file, then touch
     "done<i>": a task that was not cancelled leaves its file, whatever the machine's load."""
     i, folder = arg
     if i:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 300
         while not os.path.exists(os.path.join(folder, "go")) and time.monotonic() < deadline:
             time.sleep(0.05)
         open(os.path.join(folder, f"done{i}"), "w").close()
@@ -149,7 +149,7 @@ def test_ctrl_c_cancels_outstanding_tasks(tmp_path):
     assert p.stdout.readline().strip() == "first result"
     time.sleep(0.5)
     p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=60)
+    _, err = p.communicate(timeout=240)  # generous: a loaded 2-core machine starts and stops Ray slowly
     assert p.returncode != 0 and "KeyboardInterrupt" in err
     assert "cancelled 3 outstanding Ray task(s)" in err
     open(tmp_path / "go", "w").close()  # a task still running would now finish
