@@ -147,6 +147,11 @@ class TrainConfig:
     ent_coef: float = 0.01
     net_arch: list = field(default_factory=lambda: [64, 64])
     torch_threads: int = 1
+    # Behaviour-cloning warm start (agents/warm_start.py): a teacher bot spec (e.g. "greedy") whose
+    # moves the policy learns, on warm_start_samples decisions for warm_start_epochs passes, before PPO.
+    warm_start: str | None = None
+    warm_start_samples: int = 200_000
+    warm_start_epochs: int = 4
 
     def check(self) -> "TrainConfig":
         if self.game not in GAMES:
@@ -154,7 +159,7 @@ class TrainConfig:
         if self.players not in PLAYER_COUNTS[self.game]:
             raise ValueError(f"players={self.players!r} is not allowed for {self.game}; allowed: {PLAYER_COUNTS[self.game]}")
         for name in ("timesteps", "snapshot_every", "pool_size", "eval_every", "eval_games", "eval_workers", "n_envs",
-                     "n_steps", "batch_size", "n_epochs", "torch_threads"):
+                     "n_steps", "batch_size", "n_epochs", "torch_threads", "warm_start_samples", "warm_start_epochs"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"{name}={v!r} is not allowed; give an int >= 1")
@@ -173,6 +178,13 @@ class TrainConfig:
             raise ValueError("opponents is empty and self_play is 0: no one to play against")
         if self.fast:
             self._check_fast()
+        if self.warm_start is not None:
+            if not self.fast:
+                raise ValueError(f"warm_start={self.warm_start!r} plays the teacher's games on the fast engine: "
+                                 "give fast=True (--fast)")
+            name, _ = parse_spec(self.warm_start)
+            if self.game not in registration(name).games:
+                raise ValueError(f"warm_start bot {self.warm_start!r} does not play {self.game}")
         # With fast, the opponents are compiled policy names (checked above), not registered bots.
         for spec in ([] if self.fast else list(self.opponents)) + list(self.eval_opponents or []):
             name, _ = parse_spec(spec)
@@ -349,7 +361,10 @@ def train(cfg: TrainConfig, log=print) -> dict:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     from . import ppo_agent  # noqa: F401  (registers "ppo" for the evaluations)
+    from .export_neural import export_model
+    from .warm_start import pretrain
 
+    t_start = time.perf_counter()
     torch.set_num_threads(cfg.torch_threads)
     os.makedirs(cfg.out, exist_ok=True)
     with open(os.path.join(cfg.out, "config.json"), "w", encoding="utf-8") as f:
@@ -373,6 +388,7 @@ def train(cfg: TrainConfig, log=print) -> dict:
     )
     meta = {"game": cfg.game, "players": cfg.players, "options": dict(cfg.options), "reward": cfg.reward,
             "seed": cfg.seed}
+    pretrain(model, cfg, log=log)
     callback = _make_callback(cfg, meta, log)
     log(f"training MaskablePPO on {cfg.game}, {cfg.players} players, {cfg.timesteps} steps -> {cfg.out}")
     try:
@@ -383,6 +399,9 @@ def train(cfg: TrainConfig, log=print) -> dict:
         callback.num_timesteps = model.num_timesteps
         final = os.path.join(cfg.out, "final.zip")
         rows = callback.evaluate("final", path=final)
+        export_model(model, os.path.join(cfg.out, "final.npz"), game=cfg.game, players=cfg.players,
+                     options=cfg.options, trained={"config": asdict(cfg), "timesteps": int(model.num_timesteps),
+                                                   "wall_time_s": round(time.perf_counter() - t_start, 1)})
     finally:
         callback.close()
         venv.close()
@@ -466,6 +485,12 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--learning-rate", type=float, default=d.learning_rate, help=f"(default {d.learning_rate})")
     p.add_argument("--net-arch", type=_layer_sizes, default=d.net_arch, metavar="H1,H2",
                    help=f"hidden layer sizes of the policy and value MLPs (default {','.join(map(str, d.net_arch))})")
+    p.add_argument("--warm-start", default=d.warm_start, metavar="BOT",
+                   help="behaviour-clone this bot (e.g. greedy) before PPO; needs --fast (see docs/training.md)")
+    p.add_argument("--warm-start-samples", type=positive_int, default=d.warm_start_samples, metavar="M",
+                   help=f"teacher decisions to clone (default {d.warm_start_samples})")
+    p.add_argument("--warm-start-epochs", type=positive_int, default=d.warm_start_epochs, metavar="E",
+                   help=f"passes over them (default {d.warm_start_epochs})")
     p.add_argument("--option", dest="options", type=_option, action="append", default=[], metavar="KEY=VALUE",
                    help="a game option, repeatable (e.g. --option rounds=1)")
     return p
@@ -478,7 +503,8 @@ def config_from_args(args) -> TrainConfig:
         snapshot_every=args.snapshot_every, pool_size=args.pool_size, eval_every=args.eval_every,
         eval_games=args.eval_games, eval_opponents=args.eval_opponents, eval_workers=args.eval_workers,
         n_envs=args.n_envs, vec_env=args.vec_env, fast=args.fast, n_steps=args.n_steps, batch_size=args.batch_size,
-        learning_rate=args.learning_rate, net_arch=list(args.net_arch),
+        learning_rate=args.learning_rate, net_arch=list(args.net_arch), warm_start=args.warm_start,
+        warm_start_samples=args.warm_start_samples, warm_start_epochs=args.warm_start_epochs,
     )
 
 

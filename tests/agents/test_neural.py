@@ -1,0 +1,258 @@
+"""The ``neural`` bot: the torch-free checkpoint format, the shipped checkpoints, the recipe.
+
+Format tests use small checkpoints with seeded random weights built here (numpy only).
+Shipped-checkpoint tests run for every file in ``agents/checkpoints``: it loads, plays
+legal moves in every phase reached by random play, plays full games at every option
+value whose observation it fits, and is deterministic with a seed.
+"""
+
+import json
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+from agents import make
+from agents.arena import run_arena
+from agents.neural import (
+    FORMAT_VERSION,
+    CheckpointError,
+    NeuralAgent,
+    NeuralPolicy,
+    _table_sizes,
+    load,
+    shipped,
+    shipped_for,
+)
+from sly_scout_env.games import get_game
+
+
+def _random_policy(game, players, options=None, hidden=(16,), seed=0):
+    options = dict(options or {})
+    D, A = _table_sizes(game, players, json.dumps(options, sort_keys=True))
+    rng = np.random.default_rng(seed)
+    sizes = [D, *hidden]
+    layers = [(rng.normal(size=(o, i)).astype(np.float32) * 0.1, np.zeros(o, np.float32))
+              for i, o in zip(sizes[:-1], sizes[1:])]
+    head = (rng.normal(size=(A, sizes[-1])).astype(np.float32), np.zeros(A, np.float32))
+    meta = {"format_version": FORMAT_VERSION, "game": game, "players": players, "observation_size": D,
+            "num_actions": A, "activation": "Tanh", "hidden": list(hidden), "options": options, "trained": {}}
+    return NeuralPolicy(layers, head, meta)
+
+
+@pytest.fixture
+def scout_ckpt(tmp_path):
+    return _random_policy("scout", 3).save(str(tmp_path / "scout3.npz"))
+
+
+def _arrays(path):
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+def _rewrite(path, arrays):
+    with open(path, "wb") as f:
+        np.savez(f, **arrays)
+
+
+# -- format -------------------------------------------------------------------------------
+def test_round_trip_keeps_weights_and_metadata(scout_ckpt):
+    p = load(scout_ckpt)
+    q = _random_policy("scout", 3)
+    assert p.meta == q.meta
+    obs = np.random.default_rng(1).normal(size=p.observation_size).astype(np.float32)
+    np.testing.assert_allclose(p.logits(obs), q.logits(obs), rtol=1e-6)
+    # Only plain arrays: nothing needs pickle.
+    assert all(a.dtype != object for a in _arrays(scout_ckpt).values())
+
+
+def test_truncated_file_is_refused(scout_ckpt, tmp_path):
+    data = open(scout_ckpt, "rb").read()
+    bad = tmp_path / "cut.npz"
+    bad.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="truncated or corrupt"):
+        load(str(bad))
+
+
+def test_not_an_npz_and_missing_file_are_refused(tmp_path):
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"hello, not a zip")
+    with pytest.raises(CheckpointError, match="truncated or corrupt"):
+        load(str(junk))
+    with pytest.raises(CheckpointError, match="no such checkpoint"):
+        load(str(tmp_path / "absent.npz"))
+
+
+def test_pickled_object_arrays_are_refused(scout_ckpt, tmp_path):
+    arrays = _arrays(scout_ckpt)
+    arrays["meta"] = np.array([{"game": "scout"}], dtype=object)
+    bad = str(tmp_path / "pickled.npz")
+    with open(bad, "wb") as f:
+        np.savez(f, **arrays)  # np.savez pickles object arrays; the loader must not unpickle
+    with pytest.raises(CheckpointError, match="Object arrays cannot be loaded|truncated or corrupt"):
+        load(bad)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda m: m.update(game="chess"), "game 'chess' is not one of"),
+    (lambda m: m.update(players=7), "players 7 is not a player count of scout"),
+    (lambda m: m.update(players=4), "observation/action sizes .* are not those of scout with 4 players"),
+    (lambda m: m.update(format_version=99), "format_version 99 is not supported"),
+    (lambda m: m.pop("num_actions"), "metadata has no 'num_actions'"),
+    (lambda m: m.update(activation="Swish"), "activation 'Swish' is not supported"),
+])
+def test_mismatched_metadata_is_refused(scout_ckpt, tmp_path, change, message):
+    arrays = _arrays(scout_ckpt)
+    meta = json.loads(str(arrays["meta"]))
+    change(meta)
+    arrays["meta"] = np.array(json.dumps(meta))
+    bad = str(tmp_path / "bad.npz")
+    _rewrite(bad, arrays)
+    with pytest.raises(CheckpointError, match=message):
+        load(bad)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda a: a.update(w0=a["w0"][:, :-1]), "layer 0 has weight shape"),
+    (lambda a: a.update(w_out=a["w_out"][:-1], b_out=a["b_out"][:-1]), "output layer gives .* logits"),
+    (lambda a: a.update(b0=a["b0"][:-1]), "layer 0 has weight shape"),
+    (lambda a: a.pop("w_out"), "output layer .* is missing"),
+    (lambda a: a.pop("b0"), "w0 has no bias b0"),
+    (lambda a: a.update(format=np.array("something else")), "not a sly-scout-neural file"),
+    (lambda a: a["w0"].__setitem__((0, 0), np.nan), "non-finite"),
+    (lambda a: a.update(w0=a["w0"].astype(np.int64)), "dtype int64, not floating point"),
+])
+def test_bad_weights_are_refused(scout_ckpt, tmp_path, change, message):
+    arrays = _arrays(scout_ckpt)
+    change(arrays)
+    bad = str(tmp_path / "bad.npz")
+    _rewrite(bad, arrays)
+    with pytest.raises(CheckpointError, match=message):
+        load(bad)
+
+
+def test_bot_refuses_another_table(scout_ckpt):
+    bot = make("neural", path=scout_ckpt)
+    with pytest.raises(CheckpointError, match="trained on scout with 3 players; this table is sly with 3"):
+        bot.reset(0, game="sly", num_players=3, seat=0, options={})
+    with pytest.raises(CheckpointError, match="trained on scout with 3 players; this table is scout with 4"):
+        bot.reset(0, game="scout", num_players=4, seat=0, options={})
+    with pytest.raises(ValueError, match="deterministic='yes' is not allowed"):
+        NeuralAgent(path=scout_ckpt, deterministic="yes")
+
+
+def test_sly_checkpoint_refuses_another_hen_house_count(tmp_path):
+    path = _random_policy("sly", 2).save(str(tmp_path / "sly2.npz"))
+    bot = make("neural", path=path)
+    bot.reset(0, game="sly", num_players=2, seat=0, options={})  # rule default: one Hen House
+    with pytest.raises(CheckpointError, match="expects observations of size 81"):
+        bot.reset(0, game="sly", num_players=2, seat=0, options={"hen_houses": 2})
+
+
+def test_count_without_a_shipped_checkpoint_names_those_with_one():
+    have = {(p.game, p.players) for p in shipped()}
+    for spec in (get_game("scout"), get_game("sly")):
+        missing = [n for n in spec.player_counts if (spec.name, n) not in have]
+        if not missing:
+            continue
+        counts = sorted(n for g, n in have if g == spec.name)
+        bot = make("neural")
+        with pytest.raises(CheckpointError, match=f"no shipped checkpoint for {spec.name} with {missing[0]} players; "
+                                                  f"player counts with one: {', '.join(map(str, counts)) or 'none'}"):
+            bot.reset(0, game=spec.name, num_players=missing[0], seat=0, options={})
+
+
+# -- play -----------------------------------------------------------------------------------
+def _walk_positions(policy, options, games, seed):
+    """Random play from fresh deals; at every position the policy is asked for a move too.
+
+    Returns the Scout phases / Sly action types at which the policy was asked, after
+    checking that every answer is legal.
+    """
+    spec = get_game(policy.game)
+    rng = np.random.default_rng(seed)
+    seen = set()
+    for g in range(games):
+        env = spec.raw_env(num_players=policy.players, **options)
+        env.reset(seed=int(seed * 1000 + g))
+        while not all(env.terminations.values()) and not any(env.truncations.values()):
+            o = env.observe(env.agent_selection)
+            a = policy.act(o["observation"], o["action_mask"])
+            assert o["action_mask"][a] == 1
+            seen.add(env.state_dict().get("phase") or env.decode_action(a)["type"])
+            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+    return seen
+
+
+def _option_grid(spec, players, trained):
+    """Every single-option change from the defaults whose observation fits the checkpoint."""
+    base = {}
+    grid = [base]
+    for opt in spec.options:
+        values = opt.choices if opt.choices is not None else (1, 2, 3)
+        for v in values:
+            grid.append({opt.name: v})
+    size = trained.observation_size
+    fits = [o for o in grid if _table_sizes(spec.name, players, json.dumps(o, sort_keys=True, default=str))[0] == size]
+    return fits
+
+
+SHIPPED = shipped()
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no checkpoint shipped")
+@pytest.mark.parametrize("policy", SHIPPED, ids=lambda p: os.path.basename(p.source))
+def test_shipped_checkpoint_plays_legal_moves_in_every_phase(policy):
+    seen = _walk_positions(policy, {}, games=3, seed=1)
+    expected = {"scout": {"flip", "play", "show_after_scout"}}.get(policy.game)
+    if expected is not None:
+        assert expected <= seen, seen
+    else:
+        assert len(seen) >= 2, seen
+    assert policy.meta["trained"], "a shipped checkpoint says how it was trained"
+    assert os.path.getsize(policy.source) <= 5 * 2**20
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no checkpoint shipped")
+@pytest.mark.parametrize("policy", SHIPPED, ids=lambda p: os.path.basename(p.source))
+def test_shipped_checkpoint_plays_full_games_at_every_option_value(policy):
+    spec = get_game(policy.game)
+    grid = _option_grid(spec, policy.players, policy)
+    assert {} in grid
+    for options in grid:
+        res = run_arena(policy.game, policy.players, ["neural", "random"], games=2 * policy.players, seed=3,
+                        workers=1, options=options, progress=False)
+        assert res.truncated == 0 and res.games >= 2 * policy.players
+        # Every game was played to its end: every seat got a final score.
+        assert all(len(r.scores) == policy.players for r in res.records)
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no checkpoint shipped")
+@pytest.mark.parametrize("policy", SHIPPED, ids=lambda p: os.path.basename(p.source))
+def test_shipped_checkpoint_is_picked_and_deterministic_with_a_seed(policy):
+    assert shipped_for(policy.game, policy.players, {}) is policy
+
+    def play(seed, deterministic):
+        bot = make("neural", deterministic=deterministic)
+        env = get_game(policy.game).raw_env(num_players=policy.players)
+        env.reset(seed=5)
+        moves = []
+        bot.reset(seed, game=policy.game, num_players=policy.players, seat=0, options={})
+        while not all(env.terminations.values()):
+            o = env.observe(env.agent_selection)
+            a = bot.act(o["observation"], o["action_mask"], {})
+            moves.append(a)
+            env.step(a)
+        return moves
+
+    assert play(1, True) == play(2, True)  # argmax: the seed does not matter
+    assert play(1, False) == play(1, False)  # sampling: the same seed, the same game
+
+
+def test_forward_pass_of_a_shipped_size_network():
+    """The biggest shipped layout (Scout 5p, 256x256) answers within its budget; timed, not asserted."""
+    p = _random_policy("scout", 5, hidden=(256, 256))
+    o = np.zeros(p.observation_size, np.float32)
+    m = np.ones(p.num_actions, np.int8)
+    assert 0 <= p.act(o, m) < p.num_actions
