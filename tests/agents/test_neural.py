@@ -256,3 +256,25 @@ def test_forward_pass_of_a_shipped_size_network():
     o = np.zeros(p.observation_size, np.float32)
     m = np.ones(p.num_actions, np.int8)
     assert 0 <= p.act(o, m) < p.num_actions
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no checkpoint shipped")
+def test_neural_plays_in_terminal_play_and_as_single_agent_env_opponent(tmp_path):
+    import io
+
+    from agents.play import play
+    from sly_scout_env.wrappers import SingleAgentEnv
+
+    policy = SHIPPED[0]
+    out = io.StringIO()
+    result = play(policy.game, policy.players, ["neural"], seed=2, seat=0, input_stream=io.StringIO("1\n" * 3000),
+                  output_stream=out, save_path=str(tmp_path / "save.json"))
+    assert result["status"] == "finished" and "(neural)" in out.getvalue()
+    env = SingleAgentEnv(policy.game, make("neural"), num_players=policy.players)
+    obs, info = env.reset(seed=4)
+    done, steps = False, 0
+    while not done:
+        mask = env.action_masks()
+        obs, reward, term, trunc, info = env.step(int(np.flatnonzero(mask)[0]))
+        done, steps = term or trunc, steps + 1
+    assert term and steps > 0
