@@ -40,6 +40,9 @@ def export_model(model, path: str, *, game: str, players: int, options: dict | N
         "trained": dict(trained or {}, exported=datetime.datetime.now(datetime.timezone.utc).isoformat(
             timespec="seconds")),
     }
+    sb3_policy = getattr(model, "policy", model)
+    if getattr(sb3_policy, "prior", None):  # agents.prior_policy.PriorPolicy: the prior's move joins the logits
+        meta["prior"] = {"bot": sb3_policy.prior, "weight": sb3_policy.prior_weight}
     policy = NeuralPolicy(frozen.layers, frozen.head, meta, source=path)
     policy.save(path)
     return policy

@@ -19,12 +19,15 @@ File format (version 1): an ``.npz`` read with ``np.load(allow_pickle=False)``::
     format      str   "sly-scout-neural"
     meta        str   JSON: format_version, game, players, observation_size, num_actions,
                       activation, hidden (layer sizes), options (trained on), trained
-                      (command, wall time, timesteps, date ...: free-form provenance)
+                      (command, wall time, timesteps, date ...: free-form provenance),
+                      optional prior {"bot": SPEC, "weight": W}
     w0, b0 ...  float32  hidden layer k: weight (out, in), bias (out,)
     w_out, b_out float32  action logits: weight (num_actions, last hidden), bias
 
-The forward pass is ``act(W x + b)`` per hidden layer, then the logits; the bot plays
-the masked argmax (``deterministic=False``: a sample from the masked softmax drawn
+The forward pass is ``act(W x + b)`` per hidden layer, then the logits; with a prior,
+``W`` is added to the logit of the prior bot's move in this position (the bot, e.g.
+``greedy``, reads the same observation and mask; agents/prior_policy.py explains why).
+The bot plays the masked argmax (``deterministic=False``: a sample from the masked softmax drawn
 with the bot's own generator, seeded in ``reset``). One move costs tens of microseconds
 in numpy. Every check is made at load time or reset, with an error naming the file and
 what is wrong: unreadable / truncated file, missing arrays, another format version,
@@ -84,9 +87,21 @@ class NeuralPolicy:
         w, b = self.head
         return x @ w.T + b
 
-    def act(self, observation, action_mask, deterministic: bool = True, rng=None) -> int:
+    @property
+    def prior(self) -> dict | None:
+        """``{"bot": spec, "weight": w}`` when the policy adds a prior bot's move to its logits, else None."""
+        return self.meta.get("prior")
+
+    def act(self, observation, action_mask, deterministic: bool = True, rng=None, prior_action=None) -> int:
+        """Masked argmax (or sample); ``prior_action``: the prior bot's move, required when there is a prior."""
         legal = legal_actions(action_mask)
-        z = self.logits(observation)[legal].astype(np.float64)
+        z = self.logits(observation).astype(np.float64)
+        if self.prior is not None:
+            if prior_action is None:
+                raise ValueError(f"the checkpoint {self.source} adds the move of the bot {self.prior['bot']!r} to its "
+                                 "logits: pass prior_action (the neural bot does this itself)")
+            z[int(prior_action)] += self.prior["weight"]
+        z = z[legal]
         if deterministic:
             return int(legal[int(np.argmax(z))])
         p = np.exp(z - z.max())
@@ -127,6 +142,20 @@ def _validate(policy: NeuralPolicy, source: str) -> None:
         bad(f"players {meta['players']!r} is not a player count of {meta['game']} ({spec.player_counts})")
     if not isinstance(meta["options"], dict):
         bad(f"options {meta['options']!r} is not a mapping")
+    prior = meta.get("prior")
+    if prior is not None:
+        from .registry import parse_spec, registration
+
+        if not isinstance(prior, dict) or not isinstance(prior.get("bot"), str) or isinstance(
+                prior.get("weight"), bool) or not isinstance(prior.get("weight"), (int, float)):
+            bad(f"prior {prior!r} is not of the form {{'bot': SPEC, 'weight': NUMBER}}")
+        try:
+            if meta["game"] not in registration(parse_spec(prior["bot"])[0]).games:
+                bad(f"prior bot {prior['bot']!r} does not play {meta['game']}")
+        except CheckpointError:
+            raise
+        except ValueError as exc:
+            bad(f"prior bot {prior['bot']!r}: {exc}")
     if meta["activation"] not in ACTIVATIONS:
         bad(f"activation {meta['activation']!r} is not supported ({', '.join(ACTIVATIONS)})")
     expected = _table_sizes(meta["game"], meta["players"], json.dumps(meta["options"], sort_keys=True))
@@ -250,12 +279,23 @@ class NeuralAgent(Agent):
         self.path = path
         self.deterministic = deterministic
         self.policy: NeuralPolicy | None = load(path) if path is not None else None
+        self._prior = None  # the prior bot of a checkpoint with one (agents/prior_policy.py), built in reset
 
     def reset(self, seed, *, game, num_players, seat, options) -> None:
         super().reset(seed, game=game, num_players=num_players, seat=seat, options=options)
         if self.path is None:
             self.policy = shipped_for(game, num_players, self.options)
-            return
+        else:
+            self._check_table(game, num_players)
+        self._prior = None
+        if self.policy.prior is not None:
+            from .registry import make_from_spec
+
+            self._prior = make_from_spec(self.policy.prior["bot"], game=game)
+            self._prior.reset(int(self.rng.integers(2**62)), game=game, num_players=num_players, seat=seat,
+                              options=self.options)
+
+    def _check_table(self, game, num_players) -> None:
         p = self.policy
         if p.game != game or p.players != num_players:
             raise CheckpointError(f"the neural checkpoint {p.source} was trained on {p.game} with {p.players} players; "
@@ -269,7 +309,8 @@ class NeuralAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: dict) -> int:
         if self.policy is None:
             raise ValueError("NeuralAgent.act called before reset(); call reset(seed, game=..., ...) first")
-        return self.policy.act(observation, action_mask, self.deterministic, self.rng)
+        prior = None if self._prior is None else self._prior.act(observation, action_mask, info)
+        return self.policy.act(observation, action_mask, self.deterministic, self.rng, prior)
 
 
 def _option_names(game: str) -> tuple:

@@ -152,6 +152,10 @@ class TrainConfig:
     warm_start: str | None = None
     warm_start_samples: int = 200_000
     warm_start_epochs: int = 4
+    # A prior bot (agents/prior_policy.py): its move, weighted by prior_weight, is added to the logits;
+    # PPO learns corrections to it. Needs fast=True; the policy exports to the neural format only.
+    prior: str | None = None
+    prior_weight: float = 4.0
 
     def check(self) -> "TrainConfig":
         if self.game not in GAMES:
@@ -178,6 +182,19 @@ class TrainConfig:
             raise ValueError("opponents is empty and self_play is 0: no one to play against")
         if self.fast:
             self._check_fast()
+        for name in ("warm_start", "prior"):
+            spec = getattr(self, name)
+            if spec is not None and not self.fast:
+                raise ValueError(f"{name}={spec!r} needs the fast engine: give fast=True (--fast)")
+        if self.prior is not None:
+            if self.warm_start is not None:
+                raise ValueError("warm_start and prior do not combine: the prior already starts the policy "
+                                 "at the prior bot's moves")
+            name, _ = parse_spec(self.prior)
+            if self.game not in registration(name).games:
+                raise ValueError(f"prior bot {self.prior!r} does not play {self.game}")
+            if not (isinstance(self.prior_weight, (int, float)) and 0 < self.prior_weight < 100):
+                raise ValueError(f"prior_weight={self.prior_weight!r} is not allowed; give a number in (0, 100)")
         if self.warm_start is not None:
             if not self.fast:
                 raise ValueError(f"warm_start={self.warm_start!r} plays the teacher's games on the fast engine: "
@@ -254,7 +271,7 @@ def evaluate(checkpoint: str, cfg: TrainConfig, opponents: list | None = None, g
 
     rows = []
     for opp in opponents if opponents is not None else cfg.resolved_eval_opponents():
-        spec = f"ppo:path={checkpoint}"
+        spec = f"neural:path={checkpoint}" if str(checkpoint).endswith(".npz") else f"ppo:path={checkpoint}"
         res = run_arena(cfg.game, cfg.players, [spec, opp], games=games or cfg.eval_games,
                         seed=cfg.eval_seed if seed is None else seed, workers=workers or cfg.eval_workers,
                         options=dict(cfg.options), progress=False)
@@ -273,6 +290,7 @@ EVAL_COLUMNS = ["timesteps", "opponent", "games", "win_rate", "win_rate_lo", "wi
 def _make_callback(cfg: TrainConfig, model_meta: dict, log):
     from stable_baselines3.common.callbacks import BaseCallback
 
+    from .export_neural import export_model
     from .ppo_agent import FrozenPolicy
 
     class SelfPlayCallback(BaseCallback):
@@ -334,6 +352,9 @@ def _make_callback(cfg: TrainConfig, model_meta: dict, log):
             self.model.sly_scout_meta = dict(model_meta, timesteps=int(self.num_timesteps))
             path = path or os.path.join(cfg.out, "checkpoints", f"{tag}.zip")
             self.model.save(path)
+            if cfg.prior:  # the ppo bot cannot add the prior's move: play the exported neural checkpoint
+                path = export_model(self.model, path[: -len(".zip")] + ".npz", game=cfg.game, players=cfg.players,
+                                    options=cfg.options, trained={"timesteps": int(self.num_timesteps)}).source
             rows = evaluate(path, cfg)
             for row in rows:
                 self.evals.writerow([self.num_timesteps, row["opponent"], row["games"], f"{row['win_rate']:.6f}",
@@ -380,11 +401,19 @@ def train(cfg: TrainConfig, log=print) -> dict:
         venv = SubprocVecEnv([_ThreadLimitedFactory(f) for f in factories], start_method="spawn")
     else:
         venv = DummyVecEnv(factories)
+    policy, policy_kwargs = "MlpPolicy", {"net_arch": list(cfg.net_arch)}
+    if cfg.prior:
+        from .prior_policy import PriorHintVecEnv, PriorPolicy
+
+        size = venv.observation_space.shape[0]
+        venv = PriorHintVecEnv(venv, cfg.prior, cfg.game, cfg.players, cfg.options, cfg.seed)
+        policy = PriorPolicy
+        policy_kwargs.update(observation_size=size, prior=cfg.prior, prior_weight=cfg.prior_weight)
     venv = VecMonitor(venv)
     model = MaskablePPO(
-        "MlpPolicy", venv, seed=cfg.seed, device="cpu", verbose=0,
+        policy, venv, seed=cfg.seed, device="cpu", verbose=0,
         n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, learning_rate=cfg.learning_rate,
-        gamma=cfg.gamma, ent_coef=cfg.ent_coef, policy_kwargs={"net_arch": list(cfg.net_arch)},
+        gamma=cfg.gamma, ent_coef=cfg.ent_coef, policy_kwargs=policy_kwargs,
     )
     meta = {"game": cfg.game, "players": cfg.players, "options": dict(cfg.options), "reward": cfg.reward,
             "seed": cfg.seed}
@@ -491,6 +520,11 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
                    help=f"teacher decisions to clone (default {d.warm_start_samples})")
     p.add_argument("--warm-start-epochs", type=positive_int, default=d.warm_start_epochs, metavar="E",
                    help=f"passes over them (default {d.warm_start_epochs})")
+    p.add_argument("--prior", default=d.prior, metavar="BOT",
+                   help="add this bot's move (e.g. greedy) to the policy's logits; PPO learns corrections to it; "
+                        "needs --fast (see docs/training.md)")
+    p.add_argument("--prior-weight", type=float, default=d.prior_weight, metavar="W",
+                   help=f"weight of the prior's move in the logits (default {d.prior_weight})")
     p.add_argument("--option", dest="options", type=_option, action="append", default=[], metavar="KEY=VALUE",
                    help="a game option, repeatable (e.g. --option rounds=1)")
     return p
@@ -504,7 +538,8 @@ def config_from_args(args) -> TrainConfig:
         eval_games=args.eval_games, eval_opponents=args.eval_opponents, eval_workers=args.eval_workers,
         n_envs=args.n_envs, vec_env=args.vec_env, fast=args.fast, n_steps=args.n_steps, batch_size=args.batch_size,
         learning_rate=args.learning_rate, net_arch=list(args.net_arch), warm_start=args.warm_start,
-        warm_start_samples=args.warm_start_samples, warm_start_epochs=args.warm_start_epochs,
+        warm_start_samples=args.warm_start_samples, warm_start_epochs=args.warm_start_epochs, prior=args.prior,
+        prior_weight=args.prior_weight,
     )
 
 

@@ -28,7 +28,7 @@ from agents.neural import (
 from sly_scout_env.games import get_game
 
 
-def _random_policy(game, players, options=None, hidden=(16,), seed=0):
+def _random_policy(game, players, options=None, hidden=(16,), seed=0, prior=None):
     options = dict(options or {})
     D, A = _table_sizes(game, players, json.dumps(options, sort_keys=True))
     rng = np.random.default_rng(seed)
@@ -38,6 +38,8 @@ def _random_policy(game, players, options=None, hidden=(16,), seed=0):
     head = (rng.normal(size=(A, sizes[-1])).astype(np.float32), np.zeros(A, np.float32))
     meta = {"format_version": FORMAT_VERSION, "game": game, "players": players, "observation_size": D,
             "num_actions": A, "activation": "Tanh", "hidden": list(hidden), "options": options, "trained": {}}
+    if prior is not None:
+        meta["prior"] = prior
     return NeuralPolicy(layers, head, meta)
 
 
@@ -101,6 +103,8 @@ def test_pickled_object_arrays_are_refused(scout_ckpt, tmp_path):
     (lambda m: m.update(format_version=99), "format_version 99 is not supported"),
     (lambda m: m.pop("num_actions"), "metadata has no 'num_actions'"),
     (lambda m: m.update(activation="Swish"), "activation 'Swish' is not supported"),
+    (lambda m: m.update(prior={"bot": "greedy"}), "prior .* is not of the form"),
+    (lambda m: m.update(prior={"bot": "nosuchbot", "weight": 2}), "prior bot 'nosuchbot': unknown bot"),
 ])
 def test_mismatched_metadata_is_refused(scout_ckpt, tmp_path, change, message):
     arrays = _arrays(scout_ckpt)
@@ -165,20 +169,22 @@ def test_count_without_a_shipped_checkpoint_names_those_with_one():
 
 # -- play -----------------------------------------------------------------------------------
 def _walk_positions(policy, options, games, seed):
-    """Random play from fresh deals; at every position the policy is asked for a move too.
+    """Random play from fresh deals; at every position the neural bot is asked for a move too.
 
-    Returns the Scout phases / Sly action types at which the policy was asked, after
+    Returns the Scout phases / Sly action types at which the bot was asked, after
     checking that every answer is legal.
     """
     spec = get_game(policy.game)
     rng = np.random.default_rng(seed)
     seen = set()
+    bot = make("neural", path=policy.source)
+    bot.reset(seed, game=policy.game, num_players=policy.players, seat=0, options=options)
     for g in range(games):
         env = spec.raw_env(num_players=policy.players, **options)
         env.reset(seed=int(seed * 1000 + g))
         while not all(env.terminations.values()) and not any(env.truncations.values()):
             o = env.observe(env.agent_selection)
-            a = policy.act(o["observation"], o["action_mask"])
+            a = bot.act(o["observation"], o["action_mask"], {})
             assert o["action_mask"][a] == 1
             seen.add(env.state_dict().get("phase") or env.decode_action(a)["type"])
             env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
@@ -278,3 +284,25 @@ def test_neural_plays_in_terminal_play_and_as_single_agent_env_opponent(tmp_path
         obs, reward, term, trunc, info = env.step(int(np.flatnonzero(mask)[0]))
         done, steps = term or trunc, steps + 1
     assert term and steps > 0
+
+
+def test_a_prior_checkpoint_adds_the_prior_bots_move(tmp_path):
+    """With a large prior weight the bot plays the prior's moves, tie-breaks included (same seed)."""
+    path = _random_policy("scout", 4, prior={"bot": "greedy", "weight": 1000.0}).save(str(tmp_path / "p.npz"))
+    bot = make("neural", path=path)
+    bot.reset(11, game="scout", num_players=4, seat=0, options={})
+    greedy = make("greedy", game="scout")
+    greedy.reset(int(np.random.default_rng(11).integers(2**62)), game="scout", num_players=4, seat=0, options={})
+    plain = NeuralPolicy(load(path).layers, load(path).head, {k: v for k, v in load(path).meta.items() if k != "prior"})
+    env = get_game("scout").raw_env(num_players=4)
+    env.reset(seed=8)
+    differs = 0
+    while not all(env.terminations.values()):
+        o = env.observe(env.agent_selection)
+        a = bot.act(o["observation"], o["action_mask"], {})
+        assert a == greedy.act(o["observation"], o["action_mask"], {})
+        differs += a != plain.act(o["observation"], o["action_mask"])
+        env.step(a)
+    assert differs > 10  # the network alone plays otherwise: the prior made the moves
+    with pytest.raises(ValueError, match="pass prior_action"):
+        load(path).act(o["observation"] * 0, np.ones(len(o["action_mask"]), np.int8))
