@@ -44,7 +44,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .base import Agent, legal_actions
+from .base import Agent, choose_from_logits, legal_actions
+from .checkpoint_files import file_version
 
 FORMAT = "sly-scout-neural"
 FORMAT_VERSION = 1
@@ -101,13 +102,7 @@ class NeuralPolicy:
                 raise ValueError(f"the checkpoint {self.source} adds the move of the bot {self.prior['bot']!r} to its "
                                  "logits: pass prior_action (the neural bot does this itself)")
             z[int(prior_action)] += self.prior["weight"]
-        z = z[legal]
-        if deterministic:
-            return int(legal[int(np.argmax(z))])
-        p = np.exp(z - z.max())
-        p /= p.sum()
-        rng = rng if rng is not None else np.random.default_rng()
-        return int(rng.choice(legal, p=p))
+        return choose_from_logits(legal, z[legal], deterministic, rng)
 
     def save(self, path: str) -> str:
         """Write the checkpoint (format version 1); returns ``path``."""
@@ -191,13 +186,8 @@ _CACHE: dict = {}
 
 def load(path) -> NeuralPolicy:
     """Read and validate a checkpoint (cached per file version); CheckpointError when unusable."""
-    if not isinstance(path, (str, os.PathLike)) or not str(path):
-        raise CheckpointError(f"path={path!r} is not allowed; give the path of a neural .npz checkpoint")
-    path = os.path.abspath(os.fspath(path))
-    if not os.path.isfile(path):
-        raise CheckpointError(f"path={path!r}: no such checkpoint file (sly-scout train writes OUT/final.npz)")
-    st = os.stat(path)
-    key = (path, st.st_mtime_ns, st.st_size)
+    path, key = file_version(path, "a neural .npz checkpoint", "sly-scout train writes OUT/final.npz",
+                             CheckpointError)
     if key not in _CACHE:
         _CACHE[key] = _read(path)
     return _CACHE[key]
