@@ -252,7 +252,10 @@ def test_shipped_checkpoint_is_picked_and_deterministic_with_a_seed(policy):
             env.step(a)
         return moves
 
-    assert play(1, True) == play(2, True)  # argmax: the seed does not matter
+    assert play(1, True) == play(1, True)
+    if policy.prior is None:
+        assert play(1, True) == play(2, True)  # argmax: the seed does not matter
+    # (with a prior, the seed reaches the prior bot's tie-breaks)
     assert play(1, False) == play(1, False)  # sampling: the same seed, the same game
 
 
