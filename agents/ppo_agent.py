@@ -22,7 +22,6 @@ another game or player count fails with a clear ``ValueError`` instead of garbag
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from .base import Agent, choose_from_logits, legal_actions

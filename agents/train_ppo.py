@@ -196,9 +196,6 @@ class TrainConfig:
             if not (isinstance(self.prior_weight, (int, float)) and 0 < self.prior_weight < 100):
                 raise ValueError(f"prior_weight={self.prior_weight!r} is not allowed; give a number in (0, 100)")
         if self.warm_start is not None:
-            if not self.fast:
-                raise ValueError(f"warm_start={self.warm_start!r} plays the teacher's games on the fast engine: "
-                                 "give fast=True (--fast)")
             name, _ = parse_spec(self.warm_start)
             if self.game not in registration(name).games:
                 raise ValueError(f"warm_start bot {self.warm_start!r} does not play {self.game}")
