@@ -397,3 +397,23 @@ def test_neural_beats_greedy_in_a_small_arena(table):
     me = res.stats[0]
     assert me.name == "neural"
     assert me.win_rate_ci95[0] > 1 / players + margin, (me.win_rate, me.win_rate_ci95)
+
+
+def test_export_command_turns_a_maskableppo_zip_into_a_checkpoint_that_plays_alike(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from agents.export_neural import main
+    from agents.ppo_agent import load_policy
+    from sly_scout_env.sb3_vec import SingleAgentVecEnv
+
+    venv = SingleAgentVecEnv("sly", 2, opponents="random", learner_seat="rotate", reward="win", seed=0, num_players=3)
+    MaskablePPO("MlpPolicy", venv, policy_kwargs={"net_arch": [8]}, device="cpu", seed=0).save(str(tmp_path / "m.zip"))
+    with pytest.raises(ValueError, match="does not say which game"):
+        main([str(tmp_path / "m.zip"), str(tmp_path / "m.npz")])
+    assert main([str(tmp_path / "m.zip"), str(tmp_path / "m.npz"), "--game", "sly", "--players", "3",
+                 "--command", "python make_it.py"]) == 0
+    ours, theirs = load(str(tmp_path / "m.npz")), load_policy(str(tmp_path / "m.zip"))
+    assert ours.meta["trained"]["command"] == "python make_it.py" and ours.meta["options"] == {}
+    obs = np.random.default_rng(0).normal(size=(20, ours.observation_size)).astype(np.float32)
+    np.testing.assert_allclose(ours.logits(obs), theirs.logits(obs), rtol=1e-4, atol=1e-5)
