@@ -84,3 +84,16 @@ def legal_actions(action_mask: np.ndarray) -> np.ndarray:
     if legal.size == 0:
         raise ValueError("the action mask has no legal action (is the game over, or is it another seat's turn?)")
     return legal
+
+
+def choose_from_logits(legal: np.ndarray, logits: np.ndarray, deterministic: bool, rng=None) -> int:
+    """The legal id with the largest logit, or (``deterministic=False``) a sample from their softmax.
+
+    ``logits[i]`` belongs to ``legal[i]``; ``rng`` (a numpy Generator) draws the sample.
+    """
+    if deterministic:
+        return int(legal[int(np.argmax(logits))])
+    p = np.exp(logits - logits.max())
+    p /= p.sum()
+    rng = rng if rng is not None else np.random.default_rng()
+    return int(rng.choice(legal, p=p))

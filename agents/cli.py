@@ -265,6 +265,17 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--learning-rate", type=float, default=d.learning_rate, help=f"(default {d.learning_rate})")
     p.add_argument("--net-arch", type=_layer_sizes, default=d.net_arch, metavar="H1,H2",
                    help=f"hidden layer sizes of the policy and value MLPs (default {','.join(map(str, d.net_arch))})")
+    p.add_argument("--warm-start", default=d.warm_start, metavar="BOT",
+                   help="behaviour-clone this bot (e.g. greedy) before PPO; needs --fast (see docs/training.md)")
+    p.add_argument("--warm-start-samples", type=positive_int, default=d.warm_start_samples, metavar="M",
+                   help=f"teacher decisions to clone (default {d.warm_start_samples})")
+    p.add_argument("--warm-start-epochs", type=positive_int, default=d.warm_start_epochs, metavar="E",
+                   help=f"passes over them (default {d.warm_start_epochs})")
+    p.add_argument("--prior", default=d.prior, metavar="BOT",
+                   help="add this bot's move (e.g. greedy) to the policy's logits; PPO learns corrections to it; "
+                        "needs --fast (see docs/training.md)")
+    p.add_argument("--prior-weight", type=float, default=d.prior_weight, metavar="W",
+                   help=f"weight of the prior's move in the logits (default {d.prior_weight})")
     _add_common(p)
     add_rllib_arguments(p)
     return p
@@ -279,7 +290,9 @@ def config_from_args(args):
         snapshot_every=args.snapshot_every, pool_size=args.pool_size, eval_every=args.eval_every,
         eval_games=args.eval_games, eval_opponents=args.eval_opponents, eval_workers=args.eval_workers,
         n_envs=args.n_envs, vec_env=args.vec_env, fast=args.fast, n_steps=args.n_steps, batch_size=args.batch_size,
-        learning_rate=args.learning_rate, net_arch=list(args.net_arch),
+        learning_rate=args.learning_rate, net_arch=list(args.net_arch), warm_start=args.warm_start,
+        warm_start_samples=args.warm_start_samples, warm_start_epochs=args.warm_start_epochs, prior=args.prior,
+        prior_weight=args.prior_weight,
     )
 
 

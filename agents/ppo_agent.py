@@ -22,11 +22,10 @@ another game or player count fails with a clear ``ValueError`` instead of garbag
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-from .base import Agent, legal_actions
+from .base import Agent, choose_from_logits, legal_actions
+from .checkpoint_files import file_version
 
 # Activation modules of SB3 MLPs -> numpy functions (torch class name -> function).
 _ACTIVATIONS = {
@@ -102,13 +101,7 @@ class FrozenPolicy:
     def act(self, observation, action_mask, deterministic: bool = True, rng=None) -> int:
         """The masked argmax (``deterministic``) or a sample from the masked softmax."""
         legal = legal_actions(action_mask)
-        z = self.logits(observation)[legal]
-        if deterministic:
-            return int(legal[int(np.argmax(z))])
-        p = np.exp(z - z.max())
-        p /= p.sum()
-        rng = rng if rng is not None else np.random.default_rng()
-        return int(rng.choice(legal, p=p))
+        return choose_from_logits(legal, self.logits(observation)[legal], deterministic, rng)
 
 
 # Loaded checkpoints, keyed by (absolute path, modification time, size): arena runs
@@ -118,13 +111,7 @@ _CACHE: dict = {}
 
 def load_policy(path: str) -> FrozenPolicy:
     """The :class:`FrozenPolicy` of a MaskablePPO checkpoint zip (cached per file version)."""
-    if not isinstance(path, (str, os.PathLike)) or not str(path):
-        raise ValueError(f"path={path!r} is not allowed; give the path of a MaskablePPO checkpoint zip")
-    path = os.path.abspath(os.fspath(path))
-    if not os.path.isfile(path):
-        raise ValueError(f"path={path!r}: no such checkpoint file (train one with `sly-scout train`)")
-    st = os.stat(path)
-    key = (path, st.st_mtime_ns, st.st_size)
+    path, key = file_version(path, "a MaskablePPO checkpoint zip", "train one with `sly-scout train`")
     policy = _CACHE.get(key)
     if policy is None:
         from sb3_contrib import MaskablePPO

@@ -191,6 +191,8 @@ def _register_builtins() -> None:
         games=GAMES,
         description="MaskablePPO checkpoint (ppo:path=RUN/final.zip; masked argmax, deterministic=false samples)",
     )
+    register("neural", "agents.neural:NeuralAgent", games=GAMES,
+             description="shipped policy network for the game and count, torch-free (neural:path=FILE.npz for yours)")
 
 
 _register_builtins()

@@ -144,12 +144,21 @@ class TrainConfig:
     ent_coef: float = 0.01
     net_arch: list = field(default_factory=lambda: [64, 64])
     torch_threads: int = 1
+    # Behaviour-cloning warm start (agents/warm_start.py): a teacher bot spec (e.g. "greedy") whose
+    # moves the policy learns, on warm_start_samples decisions for warm_start_epochs passes, before PPO.
+    warm_start: str | None = None
+    warm_start_samples: int = 200_000
+    warm_start_epochs: int = 4
+    # A prior bot (agents/prior_policy.py): its move, weighted by prior_weight, is added to the logits;
+    # PPO learns corrections to it. Needs fast=True; the policy exports to the neural format only.
+    prior: str | None = None
+    prior_weight: float = 4.0
 
     def check(self) -> "TrainConfig":
         game = get_game(self.game)
         game.check_players(self.players, "players")
         for name in ("timesteps", "snapshot_every", "pool_size", "eval_every", "eval_games", "eval_workers", "n_envs",
-                     "n_steps", "batch_size", "n_epochs", "torch_threads"):
+                     "n_steps", "batch_size", "n_epochs", "torch_threads", "warm_start_samples", "warm_start_epochs"):
             check_int(name, getattr(self, name))
         check_int("seed", self.seed, lo=0)
         if not isinstance(self.net_arch, (list, tuple)) or not self.net_arch:
@@ -164,6 +173,23 @@ class TrainConfig:
             raise ValueError("opponents is empty and self_play is 0: no one to play against")
         if self.fast:
             self._check_fast()
+        for name in ("warm_start", "prior"):
+            spec = getattr(self, name)
+            if spec is not None and not self.fast:
+                raise ValueError(f"{name}={spec!r} needs the fast engine: give fast=True (--fast)")
+        if self.prior is not None:
+            if self.warm_start is not None:
+                raise ValueError("warm_start and prior do not combine: the prior already starts the policy "
+                                 "at the prior bot's moves")
+            name, _ = parse_spec(self.prior)
+            if self.game not in registration(name).games:
+                raise ValueError(f"prior bot {self.prior!r} does not play {self.game}")
+            if not (isinstance(self.prior_weight, (int, float)) and 0 < self.prior_weight < 100):
+                raise ValueError(f"prior_weight={self.prior_weight!r} is not allowed; give a number in (0, 100)")
+        if self.warm_start is not None:
+            name, _ = parse_spec(self.warm_start)
+            if self.game not in registration(name).games:
+                raise ValueError(f"warm_start bot {self.warm_start!r} does not play {self.game}")
         # With fast, the opponents are compiled policy names (checked above), not registered bots.
         for spec in ([] if self.fast else list(self.opponents)) + list(self.eval_opponents or []):
             name, _ = parse_spec(spec)
@@ -229,7 +255,7 @@ def evaluate(checkpoint: str, cfg: TrainConfig, opponents: list | None = None, g
 
     rows = []
     for opp in opponents if opponents is not None else cfg.resolved_eval_opponents():
-        spec = f"ppo:path={checkpoint}"
+        spec = f"neural:path={checkpoint}" if str(checkpoint).endswith(".npz") else f"ppo:path={checkpoint}"
         res = run_arena(cfg.game, cfg.players, [spec, opp], games=games or cfg.eval_games,
                         seed=cfg.eval_seed if seed is None else seed, workers=workers or cfg.eval_workers,
                         options=dict(cfg.options), progress=False)
@@ -248,6 +274,7 @@ EVAL_COLUMNS = ["timesteps", "opponent", "games", "win_rate", "win_rate_lo", "wi
 def _make_callback(cfg: TrainConfig, model_meta: dict, log):
     from stable_baselines3.common.callbacks import BaseCallback
 
+    from .export_neural import export_model
     from .ppo_agent import FrozenPolicy
 
     class SelfPlayCallback(BaseCallback):
@@ -309,6 +336,9 @@ def _make_callback(cfg: TrainConfig, model_meta: dict, log):
             self.model.sly_scout_meta = dict(model_meta, timesteps=int(self.num_timesteps))
             path = path or os.path.join(cfg.out, "checkpoints", f"{tag}.zip")
             self.model.save(path)
+            if cfg.prior:  # the ppo bot cannot add the prior's move: play the exported neural checkpoint
+                path = export_model(self.model, path[: -len(".zip")] + ".npz", game=cfg.game, players=cfg.players,
+                                    options=cfg.options, trained={"timesteps": int(self.num_timesteps)}).source
             rows = evaluate(path, cfg)
             for row in rows:
                 self.evals.writerow([self.num_timesteps, row["opponent"], row["games"], f"{row['win_rate']:.6f}",
@@ -336,7 +366,10 @@ def train(cfg: TrainConfig, log=print) -> dict:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     from . import ppo_agent  # noqa: F401  (registers "ppo" for the evaluations)
+    from .export_neural import export_model
+    from .warm_start import pretrain
 
+    t_start = time.perf_counter()
     torch.set_num_threads(cfg.torch_threads)
     os.makedirs(cfg.out, exist_ok=True)
     with open(os.path.join(cfg.out, "config.json"), "w", encoding="utf-8") as f:
@@ -352,14 +385,23 @@ def train(cfg: TrainConfig, log=print) -> dict:
         venv = SubprocVecEnv([_ThreadLimitedFactory(f) for f in factories], start_method="spawn")
     else:
         venv = DummyVecEnv(factories)
+    policy, policy_kwargs = "MlpPolicy", {"net_arch": list(cfg.net_arch)}
+    if cfg.prior:
+        from .prior_policy import PriorHintVecEnv, PriorPolicy
+
+        size = venv.observation_space.shape[0]
+        venv = PriorHintVecEnv(venv, cfg.prior, cfg.game, cfg.players, cfg.options, cfg.seed)
+        policy = PriorPolicy
+        policy_kwargs.update(observation_size=size, prior=cfg.prior, prior_weight=cfg.prior_weight)
     venv = VecMonitor(venv)
     model = MaskablePPO(
-        "MlpPolicy", venv, seed=cfg.seed, device="cpu", verbose=0,
+        policy, venv, seed=cfg.seed, device="cpu", verbose=0,
         n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, learning_rate=cfg.learning_rate,
-        gamma=cfg.gamma, ent_coef=cfg.ent_coef, policy_kwargs={"net_arch": list(cfg.net_arch)},
+        gamma=cfg.gamma, ent_coef=cfg.ent_coef, policy_kwargs=policy_kwargs,
     )
     meta = {"game": cfg.game, "players": cfg.players, "options": dict(cfg.options), "reward": cfg.reward,
             "seed": cfg.seed}
+    pretrain(model, cfg, log=log)
     callback = _make_callback(cfg, meta, log)
     log(f"training MaskablePPO on {cfg.game}, {cfg.players} players, {cfg.timesteps} steps -> {cfg.out}")
     try:
@@ -370,6 +412,9 @@ def train(cfg: TrainConfig, log=print) -> dict:
         callback.num_timesteps = model.num_timesteps
         final = os.path.join(cfg.out, "final.zip")
         rows = callback.evaluate("final", path=final)
+        export_model(model, os.path.join(cfg.out, "final.npz"), game=cfg.game, players=cfg.players,
+                     options=cfg.options, trained={"config": asdict(cfg), "timesteps": int(model.num_timesteps),
+                                                   "wall_time_s": round(time.perf_counter() - t_start, 1)})
     finally:
         callback.close()
         venv.close()

@@ -1,4 +1,4 @@
-"""The four notebooks run end to end in small mode (SLY_SCOUT_SMALL=1), with checks on
+"""The notebooks run end to end in small mode (SLY_SCOUT_SMALL=1), with checks on
 what they print and plot. They are committed without outputs (checked here too)."""
 
 import base64
@@ -21,6 +21,7 @@ EXPECTED = {
     "02_rollout_speed.ipynb": (["MEASURED", "AEC env"], 1),
     "03_compare_bots.ipynb": (["head-to-head", "BOTS COMPARED"], 3),
     "04_train_maskable_ppo.ipynb": (["vs random", "ppo vs random: win rate", "TRAINING NOTEBOOK OK"], 1),
+    "05_learned_bots.ipynb": (["checkpoints", "neural vs greedy win share", "LEARNED BOTS OK"], 2),
 }
 
 
