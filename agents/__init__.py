@@ -1,5 +1,5 @@
 """Bots for Scout and Sly, the arena (tournaments with seat rotation, duplicate deals,
-Wilson intervals, head-to-head and openskill ratings) and terminal play.
+95% intervals over deals, head-to-head and openskill ratings) and terminal play.
 
     from agents import make, available, run_arena
     bot = make("random")

@@ -229,7 +229,7 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
             "learner seat. The other seats are drawn per episode from a pool of frozen snapshots of "
             "the learner (probability --self-play) and the baseline bots (--opponents). Every "
             "--eval-every steps the policy is saved and played in the arena against random (and "
-            "greedy when registered); win rates with 95% Wilson intervals go to OUT/eval.csv, "
+            "greedy when registered); win shares with 95% intervals over deals go to OUT/eval.csv, "
             "training means to OUT/progress.csv, the final policy to OUT/final.zip (use it as "
             "ppo:path=OUT/final.zip in arena and play). See docs/training.md."
         ),

@@ -25,7 +25,7 @@ Setup (see docs/training.md)
 * Every ``eval_every`` steps (and at step 0 and at the end) the policy is saved as a
   checkpoint zip and played in the arena (:func:`agents.arena.run_arena`, fixed seed,
   seat rotation and duplicate deals) against each evaluation bot (``random``, and
-  ``greedy`` when it is registered for the game); win rate with a 95% Wilson interval.
+  ``greedy`` when it is registered for the game); win share with its 95% interval over deals.
 
 Outputs in ``--out``: ``config.json``; ``progress.csv`` (one row per rollout:
 ``timesteps, episodes, mean_reward, mean_length, win_fraction, pool_size, elapsed_s``;

@@ -2,7 +2,7 @@
 
 The learning test trains on Scout with 2 players and one round (about 30 s on one
 CPU core): the untrained policy is no better than ``random`` there, so a win rate
-whose 95% Wilson interval lies above 1/2 shows learning, not a lucky network. Seeds
+whose 95% interval lies above 1/2 shows learning, not a lucky network. Seeds
 0, 1, 2, 3 were checked while developing (final win rates 0.805, 0.84, 0.80, 0.78 over
 400 games; lower ends 0.76, 0.80, 0.76, 0.74; untrained 0.50, 0.54, 0.48, 0.55); the
 test uses seed 0, fixed, one torch thread.
