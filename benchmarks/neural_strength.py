@@ -28,15 +28,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.arena import derive_seed, env_module, play_game  # noqa: E402
+from agents.arena import derive_seed, play_game  # noqa: E402
 from agents.registry import make_from_spec  # noqa: E402
 from agents.stats import Z95, wilson_interval, win_shares  # noqa: E402
+from sly_scout_env.games import get_game  # noqa: E402
 
 
 def play_deals(task) -> list[list[float]]:
     """Per deal, the learned seat's win share in each seating (runs in a worker)."""
     game, players, bot_spec, opp_spec, seed, deals, options = task
-    env = env_module(game).raw_env(num_players=players, **options)
+    env = get_game(game).raw_env(num_players=players, **options)
     bot = make_from_spec(bot_spec, game=game)
     opps = [make_from_spec(opp_spec, game=game) for _ in range(players - 1)]
     out = []
