@@ -29,9 +29,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.arena import derive_seed, play_game  # noqa: E402
+from sly_scout_env.games import get_game  # noqa: E402
 from agents.registry import make_from_spec  # noqa: E402
 from agents.stats import Z95, wilson_interval, win_shares  # noqa: E402
-from sly_scout_env.games import get_game  # noqa: E402
 
 
 def play_deals(task) -> list[list[float]]:
