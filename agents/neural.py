@@ -282,6 +282,10 @@ class NeuralAgent(Agent):
             from .registry import make_from_spec
 
             self._prior = make_from_spec(self.policy.prior["bot"], game=game)
+            if getattr(self._prior, "needs_view", True):  # this bot passes on no view: its prior must not need one
+                raise CheckpointError(f"the neural checkpoint {self.policy.source}: its prior bot "
+                                      f"{self.policy.prior['bot']!r} reads the game view; a prior must read only its "
+                                      "observation and mask")
             self._prior.reset(int(self.rng.integers(2**62)), game=game, num_players=num_players, seat=seat,
                               options=self.options)
 

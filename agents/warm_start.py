@@ -25,7 +25,8 @@ How (``pretrain(model, cfg)``):
 
 This is plain supervised learning on SB3's own policy object (``evaluate_actions``),
 which is what the ``imitation`` library's BC does; ``imitation`` is not used because
-it pins older Gymnasium / SB3 versions than this project's.
+its latest release (1.0.1) pins ``gymnasium~=0.29`` and ``stable-baselines3~=2.2.1``,
+older than this project's Gymnasium 1.x and SB3 2.9 (checked with ``pip install --dry-run``).
 The teacher plays as the learner, so the states are those of the teacher's own games
 (no DAgger rounds: the clone is then refined by PPO on its own games).
 """

@@ -11,7 +11,7 @@ neither the cards nor the seat favour anyone. Games = deals x players.
 
 Statistics: the learned seat's win share per game (a k-way tie for the top score counts
 1/k); its mean with (a) the arena's 95% Wilson interval over games, and (b) a 95%
-interval over *deals* (normal approximation on the per-deal means, which are
+interval over *deals* (normal approximation on the per-deal means, clipped to [0, 1]; they are
 independent; the games of one deal are not). Parity is 1/players. A claim uses (b).
 """
 
@@ -79,7 +79,7 @@ def measure(game, players, bot, opponent, deals, seed=1, workers=2, options=None
     theirs = statistics.fmean(o for r in per_deal for _, o in r[1])
     return {"game": game, "players": players, "bot": bot, "opponent": opponent, "options": options,
             "seed": seed, "deals": len(per_deal), "games": n, "win_share": mean, "parity": 1 / players,
-            "wilson95_games": [lo, hi], "ci95_deals": [mean - half, mean + half],
+            "wilson95_games": [lo, hi], "ci95_deals": [max(0.0, mean - half), min(1.0, mean + half)],
             "mean_score": my, "opponent_mean_score": theirs, "seconds": round(time.perf_counter() - t0, 1)}
 
 
