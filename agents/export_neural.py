@@ -16,7 +16,7 @@ import argparse
 import datetime
 import sys
 
-from .neural import FORMAT_VERSION, NeuralPolicy, _table_sizes
+from .neural import FORMAT_VERSION, NeuralPolicy, table_sizes
 from .ppo_agent import FrozenPolicy
 
 
@@ -27,7 +27,7 @@ def export_model(model, path: str, *, game: str, players: int, options: dict | N
 
     frozen = FrozenPolicy.from_sb3(model, meta={})
     options = dict(options or {})
-    obs_size, num_actions = _table_sizes(game, players, json.dumps(options, sort_keys=True, default=str))
+    obs_size, num_actions = table_sizes(game, players, json.dumps(options, sort_keys=True, default=str))
     meta = {
         "format_version": FORMAT_VERSION,
         "game": game,

@@ -153,7 +153,7 @@ def _validate(policy: NeuralPolicy, source: str) -> None:
             bad(f"prior bot {prior['bot']!r}: {exc}")
     if meta["activation"] not in ACTIVATIONS:
         bad(f"activation {meta['activation']!r} is not supported ({', '.join(ACTIVATIONS)})")
-    expected = _table_sizes(meta["game"], meta["players"], json.dumps(meta["options"], sort_keys=True))
+    expected = table_sizes(meta["game"], meta["players"], json.dumps(meta["options"], sort_keys=True))
     if (meta["observation_size"], meta["num_actions"]) != expected:
         bad(f"observation/action sizes {meta['observation_size']}/{meta['num_actions']} are not those of "
             f"{meta['game']} with {meta['players']} players and options {meta['options']} ({expected[0]}/{expected[1]})")
@@ -171,7 +171,7 @@ def _validate(policy: NeuralPolicy, source: str) -> None:
 
 
 @lru_cache(maxsize=64)
-def _table_sizes(game: str, players: int, options_json: str) -> tuple[int, int]:
+def table_sizes(game: str, players: int, options_json: str) -> tuple[int, int]:
     """(observation size, action count) of ``game`` with ``players`` and the options (a JSON text)."""
     from sly_scout_env.games import get_game
 
@@ -242,7 +242,7 @@ def shipped_for(game: str, players: int, options: dict | None = None) -> NeuralP
         raise CheckpointError(f"the neural bot has no shipped checkpoint for {game} with {players} players; "
                               f"player counts with one: {have} (or give neural:path=FILE)")
     options = {k: v for k, v in (options or {}).items() if k in spec.option_names}
-    size = _table_sizes(game, players, json.dumps(options, sort_keys=True, default=str))[0]
+    size = table_sizes(game, players, json.dumps(options, sort_keys=True, default=str))[0]
     fits = [p for p in mine if p.players == players and p.observation_size == size]
     if not fits:
         trained = "; ".join(str(p.meta["options"] or "rule defaults") for p in mine if p.players == players)
@@ -295,7 +295,7 @@ class NeuralAgent(Agent):
             raise CheckpointError(f"the neural checkpoint {p.source} was trained on {p.game} with {p.players} players; "
                                   f"this table is {game} with {num_players} players")
         spec_options = {k: v for k, v in self.options.items() if k in _option_names(game)}
-        size = _table_sizes(game, num_players, json.dumps(spec_options, sort_keys=True, default=str))[0]
+        size = table_sizes(game, num_players, json.dumps(spec_options, sort_keys=True, default=str))[0]
         if size != p.observation_size:
             raise CheckpointError(f"the neural checkpoint {p.source} expects observations of size {p.observation_size} "
                                   f"(options {p.meta['options']}); this table's options {spec_options} give {size}")

@@ -95,9 +95,9 @@ def main(argv=None) -> int:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--json", default=None, help="append the result (one JSON object per line) to this file")
     args = p.parse_args(argv)
-    from agents.registry import _parse_value  # the CLI's value reading (int, float, bool, text)
+    from agents.registry import parse_value  # the CLI's value reading (int, float, bool, text)
 
-    options = {k: _parse_value(v) for k, _, v in (o.partition("=") for o in args.option)}
+    options = {k: parse_value(v) for k, _, v in (o.partition("=") for o in args.option)}
     r = measure(args.game, args.players, args.bot, args.opponent, args.deals, args.seed, args.workers, options)
     print(f"{r['bot']} vs {r['opponent']} ({r['game']}, {r['players']} players, options {r['options']}): "
           f"win share {r['win_share']:.3f}, 95% over {r['deals']} deals [{r['ci95_deals'][0]:.3f}, "

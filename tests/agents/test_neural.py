@@ -20,7 +20,7 @@ from agents.neural import (
     CheckpointError,
     NeuralAgent,
     NeuralPolicy,
-    _table_sizes,
+    table_sizes,
     load,
     shipped,
     shipped_for,
@@ -30,7 +30,7 @@ from sly_scout_env.games import get_game
 
 def _random_policy(game, players, options=None, hidden=(16,), seed=0, prior=None):
     options = dict(options or {})
-    D, A = _table_sizes(game, players, json.dumps(options, sort_keys=True))
+    D, A = table_sizes(game, players, json.dumps(options, sort_keys=True))
     rng = np.random.default_rng(seed)
     sizes = [D, *hidden]
     layers = [(rng.normal(size=(o, i)).astype(np.float32) * 0.1, np.zeros(o, np.float32))
@@ -200,7 +200,7 @@ def _option_grid(spec, players, trained):
         for v in values:
             grid.append({opt.name: v})
     size = trained.observation_size
-    fits = [o for o in grid if _table_sizes(spec.name, players, json.dumps(o, sort_keys=True, default=str))[0] == size]
+    fits = [o for o in grid if table_sizes(spec.name, players, json.dumps(o, sort_keys=True, default=str))[0] == size]
     return fits
 
 
