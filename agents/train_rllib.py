@@ -31,8 +31,10 @@ Outputs in ``out``: ``config.json``; ``progress.csv`` (one row per PPO iteration
 ``timesteps, episodes, mean_reward, mean_length, win_fraction, pool_size, elapsed_s``;
 ``mean_reward`` is the learner's mean return in that iteration's episodes; ``win_fraction``
 is left empty and ``pool_size`` is 0: RLlib has no snapshot pool);
-``eval.csv`` (as the SB3 path); ``checkpoints/step_<T>.zip``; ``final.zip``; ``rllib/``
-(RLlib's own checkpoint of the whole algorithm, rewritten at every evaluation).
+``eval.csv`` (as the SB3 path); ``checkpoints/step_<T>.zip``; ``final.zip``; ``final.npz``
+(the same actor in the torch-free ``neural`` format: ``neural:path=OUT/final.npz`` plays it
+with numpy only); ``rllib/`` (RLlib's own checkpoint of the whole algorithm, rewritten at
+every evaluation).
 
 Ray, RLlib and torch are imported inside the functions: the CLI parser stays light.
 """
@@ -218,7 +220,13 @@ def train_rllib(cfg, num_env_runners: int = 1, address=None, log=print) -> dict:
             rows = evaluate_now(final)
         finally:
             algo.stop()
-    return {"final": final, "eval": rows, "out": cfg.out, "rllib": os.path.join(cfg.out, "rllib")}
+    # The torch-free neural format too, as the SB3 path writes it (agents/neural.py).
+    from .export_neural import export_zip
+
+    neural = os.path.join(cfg.out, "final.npz")
+    export_zip(final, neural, game=cfg.game, players=cfg.players, options=cfg.options,
+               trained={"backend": "rllib", "timesteps": steps})
+    return {"final": final, "neural": neural, "eval": rows, "out": cfg.out, "rllib": os.path.join(cfg.out, "rllib")}
 
 
 def run_train_rllib(args, log=print) -> dict:
@@ -238,7 +246,7 @@ def run_train_rllib(args, log=print) -> dict:
         result = train_rllib(cfg, args.num_env_runners, args.address, log=log)
     except ValueError as exc:
         raise SystemExit(f"sly-scout train: {exc}") from None
-    log(f"final policy: {result['final']} (RLlib checkpoint: {result['rllib']})")
+    log(f"final policy: {result['final']}, {result['neural']} (RLlib checkpoint: {result['rllib']})")
     log(f"  arena: sly-scout arena {cfg.game} --players {cfg.players} --agents ppo:path={result['final']},random "
         f"--games 1000" + "".join(f" --option {k}={v}" for k, v in cfg.options.items()))
     return result

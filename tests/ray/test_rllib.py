@@ -111,6 +111,13 @@ def test_short_ppo_run_learns_and_exports_a_bot(local_ray, tmp_path):
             "'--games', '20', '--workers', '1', '--no-progress']))")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert p.returncode == 0 and "ppo:path=" in p.stdout, p.stderr
+    # ... and in the torch-free neural format, with the same moves as the zip's argmax.
+    bot_phases, _ = _legal_play("sly", 2, f"neural:path={result['neural']}", 30, 100)
+    assert bot_phases == all_phases
+    a = run_arena("sly", 2, [f"ppo:path={final}", "random"], games=40, seed=2, workers=1, progress=False)
+    b = run_arena("sly", 2, [f"neural:path={result['neural']}", "random"], games=40, seed=2, workers=1,
+                  progress=False)
+    assert [r.scores for r in a.records] == [r.scores for r in b.records]
 
 
 def test_scout_self_play_with_a_fixed_bot_seat(local_ray, tmp_path):
