@@ -22,7 +22,7 @@ run: $(STAMP)
 	$(VENV)/bin/sly-scout demo
 
 test: $(STAMP)
-	$(PY) -m pytest -n 2 -q
+	$(PY) -m pytest -n 2 --dist loadgroup -q
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py --readme

@@ -21,11 +21,11 @@ def _square_slow(x):
 
 
 def _sleep_then_touch(arg):
-    """Task 0 returns at once; the others wait (up to 5 minutes) for a "go" file, then touch
+    """Task 0 returns at once; the others wait (up to 30 s) for a "go" file, then touch
     "done<i>": a task that was not cancelled leaves its file, whatever the machine's load."""
     i, folder = arg
     if i:
-        deadline = time.monotonic() + 300
+        deadline = time.monotonic() + 30
         while not os.path.exists(os.path.join(folder, "go")) and time.monotonic() < deadline:
             time.sleep(0.05)
         open(os.path.join(folder, f"done{i}"), "w").close()
