@@ -78,9 +78,6 @@ def _run_batch(fn, items: list):
     return ray.get_runtime_context().get_node_id(), [fn(x) for x in items]
 
 
-CANCEL_WAIT_S = 60  # how long map_tasks waits for cancelled tasks to stop
-
-
 def map_tasks(fn, items, *, address=None, per_task: int = 1, on_result=None, max_retries: int = 5,
               num_cpus: float = 1) -> list:
     """``[fn(x) for x in items]``, computed as Ray tasks of ``per_task`` items each.
@@ -123,18 +120,10 @@ def map_tasks(fn, items, *, address=None, per_task: int = 1, on_result=None, max
                         on_result(lo + k, r)
                 submit()
     except BaseException:  # Ctrl-C, a failed task, a failing callback: stop the rest
-        refs = list(pending)
-        for ref in refs:
+        for ref in pending:
             ray.cancel(ref, force=True)
-        if refs:
-            print(f"cancelled {len(refs)} outstanding Ray task(s)", file=sys.stderr)
-            # Cancelling is asynchronous: wait (bounded) until the workers are really
-            # stopped, so that nothing of this run still executes once the caller goes on.
-            # A second Ctrl-C ends the wait.
-            try:
-                ray.wait(refs, num_returns=len(refs), timeout=CANCEL_WAIT_S)
-            except Exception:
-                pass
+        if pending:
+            print(f"cancelled {len(pending)} outstanding Ray task(s)", file=sys.stderr)
         raise
     return results
 
