@@ -124,7 +124,7 @@ class BotRLModule(RLModule):
         return {Columns.ACTIONS: np.asarray(acts, dtype=np.int64)}
 
     def _forward_train(self, *args, **kwargs):
-        raise NotImplementedError("a BotRLModule is fixed: leave it out of policies_to_train")
+        raise RuntimeError("a BotRLModule is fixed, never trained: leave it out of policies_to_train")
 
 
 def bot_module_spec(bot: str, game: str, players: int, options: dict | None = None, seed: int = 0) -> RLModuleSpec:

@@ -205,9 +205,14 @@ def _option_grid(spec, players, trained):
 
 
 SHIPPED = shipped()
+# What the package ships (README "Trained bots"); the tests below run on every one.
+SHIPPED_TABLES = {("scout", 2), ("scout", 4), ("scout", 5), ("sly", 2), ("sly", 3)}
 
 
-@pytest.mark.skipif(not SHIPPED, reason="no checkpoint shipped")
+def test_the_package_ships_its_checkpoints():
+    assert {(p.game, p.players) for p in SHIPPED} == SHIPPED_TABLES
+
+
 @pytest.mark.parametrize("policy", SHIPPED, ids=lambda p: os.path.basename(p.source))
 def test_shipped_checkpoint_plays_legal_moves_in_every_phase(policy):
     seen = _walk_positions(policy, {}, games=3, seed=1)
@@ -221,7 +226,6 @@ def test_shipped_checkpoint_plays_legal_moves_in_every_phase(policy):
     assert os.path.getsize(policy.source) <= 5 * 2**20
 
 
-@pytest.mark.skipif(not SHIPPED, reason="no checkpoint shipped")
 @pytest.mark.parametrize("policy", SHIPPED, ids=lambda p: os.path.basename(p.source))
 def test_shipped_checkpoint_plays_full_games_at_every_option_value(policy):
     spec = get_game(policy.game)
@@ -235,7 +239,6 @@ def test_shipped_checkpoint_plays_full_games_at_every_option_value(policy):
         assert all(len(r.scores) == policy.players for r in res.records)
 
 
-@pytest.mark.skipif(not SHIPPED, reason="no checkpoint shipped")
 @pytest.mark.parametrize("policy", SHIPPED, ids=lambda p: os.path.basename(p.source))
 def test_shipped_checkpoint_is_picked_and_deterministic_with_a_seed(policy):
     assert shipped_for(policy.game, policy.players, {}) is policy
@@ -268,7 +271,6 @@ def test_forward_pass_of_a_shipped_size_network():
     assert 0 <= p.act(o, m) < p.num_actions
 
 
-@pytest.mark.skipif(not SHIPPED, reason="no checkpoint shipped")
 def test_neural_plays_in_terminal_play_and_as_single_agent_env_opponent(tmp_path):
     import io
 
@@ -390,8 +392,7 @@ def test_neural_beats_greedy_in_a_small_arena(table):
     At these sizes a bot at parity passes with a chance far below one in a hundred.
     """
     game, players = table
-    if not any((p.game, p.players) == table for p in SHIPPED):
-        pytest.skip(f"no shipped checkpoint for {game} {players}p")
+    assert table in SHIPPED_TABLES
     games, margin = BEATS_GREEDY[table]
     agents = ["neural"] + ["greedy"] * (players - 1)
     res = run_arena(game, players, agents, games=games, seed=99, workers=1, progress=False)
