@@ -135,3 +135,16 @@ def test_inference_is_not_counted_outside_rollouts():
     model.learn(cfg.n_envs * cfg.n_steps)
     assert clock.calls["inference"] == cfg.n_steps + 1 and clock.calls["update"] == 1
     venv.close()
+
+
+def test_make_bench_gets_the_training_table():
+    from benchmarks.run import training_table
+
+    assert training_table(["sly"], repeats=1, rollouts=0) == []  # --train-rollouts 0: no table
+    lines = training_table(["sly"], repeats=1, rollouts=1)
+    rows = [line for line in lines if line.startswith("| sly 2p |")]
+    assert lines[0].startswith("Training (MaskablePPO, documented recipe)") and len(rows) == 1
+    assert not any(line.startswith("| scout") for line in lines)  # only the games asked for
+    env, engine, wrappers, inference, update, other = (int(x) for x in rows[0].strip("|").split("|")[2:])
+    assert abs(env + inference + update + other - 100) <= 2 and abs(engine + wrappers - env) <= 1
+    assert any("sly 2p:" in line and "bottleneck" in line for line in lines)
