@@ -18,8 +18,8 @@ is reimplemented):
 
 - **env**: the outer ``VecEnv``'s ``step_wait``, ``reset`` and ``env_method`` (the action
   masks sb3-contrib asks for before every step). Split into **engine**, the same calls
-  on the innermost ``VecEnv`` (``SingleAgentVecEnv``'s compiled batch with its compiled opponents, or
-  ``DummyVecEnv`` over ``SingleAgentEnv`` with Python bots and snapshot opponents), and
+  on the innermost ``VecEnv`` (``SingleAgentVecEnv``'s compiled batch and opponents,
+  or ``DummyVecEnv`` over ``SingleAgentEnv`` with Python bots and snapshot opponents), and
   **prior & wrappers**, the rest: ``PriorHintVecEnv`` (the prior bot's move for every
   row, computed in Python) and ``VecMonitor``.
 - **inference**: the policy's ``forward`` and ``predict_values`` while
@@ -29,8 +29,8 @@ is reimplemented):
 - **other**: the rest of ``learn``: numpy-to-torch conversion, the rollout buffer,
   returns and advantages, the run's callback (its CSV log), SB3's bookkeeping.
 
-Not included: the arena evaluations (``--eval-every``: a few seconds every few hundred
-thousand steps), the warm start, start-up. A recipe with self-play (``--self-play``
+Not included: the arena evaluations (every ``--eval-every`` steps), the warm start,
+start-up. A recipe with self-play (``--self-play``
 above 0) starts with one snapshot of the learner in its opponent pool, as the run has
 after its first ``--snapshot-every`` steps, so that snapshot opponents are timed.
 
@@ -58,6 +58,7 @@ sys.path.insert(0, str(ROOT))
 
 from agents.cli import build_parser, config_from_args  # noqa: E402
 from agents.neural import shipped_for  # noqa: E402
+from sly_scout_env.cli_types import positive_int  # noqa: E402
 
 # The recipes timed by default (game, players): Scout's documented recipe and Sly 2p's command.
 RECIPES = (("scout", 2), ("sly", 2))
@@ -182,6 +183,7 @@ class Profile:
     rollout: int  # learner decisions per rollout (n_envs x n_steps)
     rollouts: int
     repeats: list
+    prior: str | None = None  # the recipe's prior bot (--prior), if any
 
     @property
     def median(self) -> Split:
@@ -233,7 +235,7 @@ def profile_recipe(game: str, players: int, rollouts: int = 4, repeats: int = 5,
         finally:
             callback.close()
             venv.close()
-    return Profile(cfg.game, cfg.players, command, rollout, rollouts, splits)
+    return Profile(cfg.game, cfg.players, command, rollout, rollouts, splits, cfg.prior)
 
 
 COLUMNS = ("env", "engine", "prior & wrappers", "inference", "update", "other")
@@ -263,8 +265,10 @@ def bottleneck(profile: Profile, tie: float = 0.05) -> str:
         text = f"{names[phase]} ({100 * s.share(phase):.0f}% of the time"
         if phase == "env":
             part = max(("engine", "prior & wrappers"), key=s.share)
-            what = ("the prior bot's moves and the env wrappers" if part == "prior & wrappers"
-                    else "the game engine with its opponents")
+            what = "the game engine with its opponents"
+            if part == "prior & wrappers":
+                what = (f"the prior bot's ({profile.prior}) moves and the env wrappers" if profile.prior
+                        else "the env wrappers")
             text += f", {100 * s.share(part):.0f}% in {what}"
         return text + ")"
 
@@ -307,8 +311,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--recipes", type=lambda t: [parse_recipe(x) for x in t.split(",")],
                         default=list(RECIPES), help="GAME:PLAYERS,... of shipped checkpoints (default scout:2,sly:2)")
-    parser.add_argument("--rollouts", type=int, default=4, help="rollouts per timed run (default 4)")
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs per recipe, median reported (default 5)")
+    parser.add_argument("--rollouts", type=positive_int, default=4, help="rollouts per timed run (default 4)")
+    parser.add_argument("--repeats", type=positive_int, default=5,
+                        help="timed runs per recipe, median reported (default 5)")
     args = parser.parse_args(argv)
     profiles = [profile_recipe(g, n, args.rollouts, args.repeats, progress=lambda m: print(m, flush=True))
                 for g, n in args.recipes]

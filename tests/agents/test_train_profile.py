@@ -62,10 +62,10 @@ def test_split_shares_add_up():
     assert share["env"] + share["inference"] + share["update"] + share["other"] == pytest.approx(1.0)
 
 
-def _profile(*phase_sets, game="scout"):
-    return Profile(game, 2, "sly-scout train ...", 100, 1,
+def _profile(*phase_sets, prior="greedy"):
+    return Profile("scout", 2, "sly-scout train ...", 100, 1,
                    [Split(100, total, dict(zip(("env", "engine", "inference", "update"), parts)))
-                    for total, *parts in phase_sets])
+                    for total, *parts in phase_sets], prior)
 
 
 def test_median_repeat_table_and_bottleneck_sentence():
@@ -74,7 +74,9 @@ def test_median_repeat_table_and_bottleneck_sentence():
     row = table_lines([p])[2]
     assert row == "| scout 2p | 50 | 75 | 15 | 60 | 10 | 10 | 5 |"
     text = bottleneck(p)
-    assert "env stepping (75%" in text and "60% in the prior bot's moves" in text
+    assert "env stepping (75%" in text and "60% in the prior bot's (greedy) moves and the env wrappers" in text
+    no_prior = _profile((2.0, 1.5, 0.3, 0.2, 0.2), prior=None)
+    assert "60% in the env wrappers)" in bottleneck(no_prior)
     update_bound = _profile((1.0, 0.1, 0.05, 0.2, 0.6))
     assert "the bottleneck is the PPO update (60%" in bottleneck(update_bound)
     engine_bound = _profile((1.0, 0.5, 0.45, 0.2, 0.2))
