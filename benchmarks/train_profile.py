@@ -290,7 +290,7 @@ def describe(profiles: list, repeats: int) -> list[str]:
         f"(`python benchmarks/train_profile.py`; median of {repeats} run(s) after a warm-up rollout, the split "
         f"of the median run; per run {sizes} decisions; torch {torch.__version__}, "
         f"torch threads {torch.get_num_threads()}, Numba threads {numba.config.NUMBA_NUM_THREADS}; "
-        f"{len(os.sched_getaffinity(0))} cores available; arena evaluations not included).",
+        f"cores available: {len(os.sched_getaffinity(0))}; arena evaluations not included).",
         "",
         *table_lines(profiles),
         "",
