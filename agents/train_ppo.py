@@ -271,7 +271,8 @@ EVAL_COLUMNS = ["timesteps", "opponent", "games", "win_rate", "win_rate_lo", "wi
                 "opponent_mean_score", "checkpoint"]
 
 
-def _make_callback(cfg: TrainConfig, model_meta: dict, log):
+def make_callback(cfg: TrainConfig, model_meta: dict, log):
+    """The run's callback (snapshots, CSV logs in ``cfg.out``, checkpoints, evaluations); close it after use."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     from .export_neural import export_model
@@ -358,33 +359,34 @@ def _make_callback(cfg: TrainConfig, model_meta: dict, log):
     return SelfPlayCallback()
 
 
-def train(cfg: TrainConfig, log=print) -> dict:
-    """Run a training; returns ``{"final": path, "eval": [rows of the final evaluation], "out": dir}``."""
-    cfg.check()
+def run_meta(cfg: TrainConfig) -> dict:
+    """What a run's checkpoints and snapshots carry about it (game, players, options, reward, seed)."""
+    return {"game": cfg.game, "players": cfg.players, "options": dict(cfg.options), "reward": cfg.reward,
+            "seed": cfg.seed}
+
+
+def build_model(cfg: TrainConfig):
+    """The run's ``MaskablePPO`` on its envs, as :func:`train` makes it: ``(model, venv)``.
+
+    ``cfg`` must be checked. Sets torch's thread count to ``cfg.torch_threads``. Used by
+    :func:`train` and by ``benchmarks/train_profile.py`` (which times the same objects).
+    """
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    from . import ppo_agent  # noqa: F401  (registers "ppo" for the evaluations)
-    from .export_neural import export_model
-    from .warm_start import pretrain
-
-    t_start = time.perf_counter()
     torch.set_num_threads(cfg.torch_threads)
-    os.makedirs(cfg.out, exist_ok=True)
-    with open(os.path.join(cfg.out, "config.json"), "w", encoding="utf-8") as f:
-        json.dump(asdict(cfg), f, indent=2)
-        f.write("\n")
-    factories = [_env_factory(cfg, _new_opponents(cfg, [])) for _ in range(cfg.n_envs)]
     if cfg.fast:
         from sly_scout_env.sb3_vec import SingleAgentVecEnv
 
         venv = SingleAgentVecEnv(cfg.game, cfg.n_envs, opponents=cfg.opponents[0], learner_seat="rotate",
                                  reward=cfg.reward, seed=cfg.seed, num_players=cfg.players, **cfg.options)
-    elif cfg.vec_env == "subproc":
-        venv = SubprocVecEnv([_ThreadLimitedFactory(f) for f in factories], start_method="spawn")
     else:
-        venv = DummyVecEnv(factories)
+        factories = [_env_factory(cfg, _new_opponents(cfg, [])) for _ in range(cfg.n_envs)]
+        if cfg.vec_env == "subproc":
+            venv = SubprocVecEnv([_ThreadLimitedFactory(f) for f in factories], start_method="spawn")
+        else:
+            venv = DummyVecEnv(factories)
     policy, policy_kwargs = "MlpPolicy", {"net_arch": list(cfg.net_arch)}
     if cfg.prior:
         from .prior_policy import PriorHintVecEnv, PriorPolicy
@@ -399,10 +401,25 @@ def train(cfg: TrainConfig, log=print) -> dict:
         n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, learning_rate=cfg.learning_rate,
         gamma=cfg.gamma, ent_coef=cfg.ent_coef, policy_kwargs=policy_kwargs,
     )
-    meta = {"game": cfg.game, "players": cfg.players, "options": dict(cfg.options), "reward": cfg.reward,
-            "seed": cfg.seed}
+    return model, venv
+
+
+def train(cfg: TrainConfig, log=print) -> dict:
+    """Run a training; returns ``{"final": path, "eval": [rows of the final evaluation], "out": dir}``."""
+    cfg.check()
+    from . import ppo_agent  # noqa: F401  (registers "ppo" for the evaluations)
+    from .export_neural import export_model
+    from .warm_start import pretrain
+
+    t_start = time.perf_counter()
+    os.makedirs(cfg.out, exist_ok=True)
+    with open(os.path.join(cfg.out, "config.json"), "w", encoding="utf-8") as f:
+        json.dump(asdict(cfg), f, indent=2)
+        f.write("\n")
+    model, venv = build_model(cfg)
+    meta = run_meta(cfg)
     pretrain(model, cfg, log=log)
-    callback = _make_callback(cfg, meta, log)
+    callback = make_callback(cfg, meta, log)
     log(f"training MaskablePPO on {cfg.game}, {cfg.players} players, {cfg.timesteps} steps -> {cfg.out}")
     try:
         callback.init_callback(model)

@@ -20,7 +20,11 @@ to its scoring, or a whole Sly game; uniform-random legal moves throughout):
   Numba and LLVM included, dominated by them);
 - first-call latency: ``import`` + ``env()`` + ``reset`` + first ``step`` in a fresh
   subprocess, with a cold Numba cache (``NUMBA_CACHE_DIR`` an empty temporary directory)
-  and then warm (the same directory again).
+  and then warm (the same directory again);
+- training (a separate table, ``benchmarks/train_profile.py``): MaskablePPO on the
+  documented recipes (the commands of the shipped Scout 2p and Sly 2p checkpoints),
+  learner decisions/s and the share of env stepping, policy inference, the update and
+  the rest, with a sentence naming the bottleneck (needs the ``train`` extra).
 
 The machines are shared and noisy: every rate is the median of ``--repeats`` runs after
 a discarded warm-up run.
@@ -29,6 +33,7 @@ a discarded warm-up run.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -198,6 +203,23 @@ def state_bytes(game: str, players: int) -> int:
     return make_vector_env(game, 1, num_players=players).bytes_per_game
 
 
+def training_table(games: list, repeats: int, rollouts: int) -> list[str]:
+    """The training table of ``benchmarks/train_profile.py`` for the recipes of ``games``.
+
+    Empty with ``rollouts`` 0; a note when the train extra is missing.
+    """
+    from benchmarks.train_profile import RECIPES, TABLE_TITLE, describe, profile_recipe
+
+    recipes = [(game, players) for game, players in RECIPES if game in games]
+    if rollouts <= 0 or not recipes:
+        return []
+    if importlib.util.find_spec("sb3_contrib") is None or importlib.util.find_spec("torch") is None:
+        return [f"{TABLE_TITLE}: not measured, the `train` extra (torch, sb3-contrib) is not installed.", ""]
+    profiles = [profile_recipe(game, players, rollouts, repeats, progress=lambda m: print(m, flush=True))
+                for game, players in recipes]
+    return [*describe(profiles, repeats), ""]
+
+
 def machine_header(load_at_start: float) -> str:
     import gymnasium
     import pettingzoo
@@ -232,6 +254,8 @@ def main(argv=None) -> int:
     parser.add_argument("--games", default=",".join(GAMES), help=f"comma-separated, from: {','.join(GAMES)}")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results.md"), help="markdown output file")
     parser.add_argument("--readme", action="store_true", help="also write the table into README.md")
+    parser.add_argument("--train-rollouts", type=int, default=4,
+                        help="rollouts per timed run of the training table (default 4, --quick 1; 0: no table)")
     args = parser.parse_args(argv)
     quick = args.quick
     load_at_start = os.getloadavg()[0]
@@ -277,6 +301,9 @@ def main(argv=None) -> int:
         "|---|---:|---:|",
     ] + [f"| {g} | {c:.2f} | {w:.2f} |" for g, (c, w) in latency.items()]
 
+    train_lines = training_table(args.games.split(","), repeats, min(1, args.train_rollouts) if quick
+                                 else args.train_rollouts)
+
     def target(ok: bool) -> str:
         return "met" if ok else "NOT met"
 
@@ -312,13 +339,14 @@ def main(argv=None) -> int:
         "",
         *lat_lines,
         "",
+        *train_lines,
         "Targets (2-core machine shared with other jobs while measuring):",
         "",
         *checks,
     ]
     text = "\n".join(["# Benchmark results", "", *body, ""])
     Path(args.out).write_text(text)
-    print("\n".join(["", *lat_lines, "", *checks]))
+    print("\n".join(["", *lat_lines, "", *train_lines, *checks]))
     print(f"\nwritten to {args.out}")
     if args.readme:
         readme = ROOT / "README.md"
