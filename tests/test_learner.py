@@ -12,6 +12,7 @@ import pytest
 from sly_scout_env._rng import stream_words
 from sly_scout_env.games import GAMES, get_game
 from sly_scout_env.learner import SingleLearnerBatch
+from sly_scout_env.netpolicy import compiled_policies, obs_size
 
 
 class Replay:
@@ -24,10 +25,10 @@ class Replay:
         self.P = self.env.num_players
         self.pol = spec.module("policies")
         self.batch = spec.module("batch")
-        self.ids = [self.pol.policy_id(o) for o in opponents]
+        self.ids, self.nets = compiled_policies(game, opponents, self.P, options)
         self.seat_mode = learner_seat
         self.episode = 0
-        self.obs_buf = np.zeros(self.env.observation_size, dtype=np.float32)
+        self.obs_buf = np.zeros(obs_size(self.env.observation_size, self.nets), dtype=np.float32)
         self.scratch = np.zeros(self.pol.CHOOSE_SCRATCH, dtype=np.int64)
         self.start(word)
 
@@ -55,7 +56,7 @@ class Replay:
         while not self.over() and self.env.agent_selection != self.agent:
             seat = self.env.agent_name_mapping[self.env.agent_selection]
             state = self.env._state
-            a = self.pol.choose(self.seat_policy[seat], state, self.scratch, self.obs_buf, self.prng)
+            a = self.pol.choose(self.seat_policy[seat], state, self.scratch, self.obs_buf, self.prng, self.nets)
             self.env.step(int(a))
             total += self.env.rewards[self.agent]
         return total
@@ -78,6 +79,10 @@ CASES = [
     ("sly", dict(num_players=2), "greedy", "rotate", "score", None),
     ("sly", dict(num_players=3), ["greedy", "random"], "rotate", "win", None),
     ("sly", dict(num_players=2), "random", 0, "win", 12),
+    # The trained networks (sly_scout_env.netpolicy), the shipped one for each table:
+    ("sly", dict(num_players=2), "neural", "rotate", "score", None),
+    ("sly", dict(num_players=3), ["neural", "greedy"], "rotate", "win", None),
+    ("scout", dict(num_players=4, rounds=1), "neural", "rotate", "score", None),  # a prior (greedy) network
 ]
 
 
