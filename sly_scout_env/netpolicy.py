@@ -114,6 +114,22 @@ def net_input_size(nets, k):
     return int(nets[int(nets[1 + k])])
 
 
+@njit(cache=True, inline="always")
+def _axpy(a, x, y):
+    """``y += a * x`` (float32 views of equal length; a loop LLVM vectorizes)."""
+    for r in range(y.shape[0]):
+        y[r] += a * x[r]
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def _dot(x, w):
+    """float32 dot product; reassociation lets LLVM vectorize the sum (the order differs from numpy's anyway)."""
+    z = np.float32(0.0)
+    for j in range(x.shape[0]):
+        z += x[j] * w[j]
+    return z
+
+
 @njit(cache=True)
 def net_move(nets, k, obs, legal, n, prior_action):
     """Network ``k``'s masked argmax over ``legal[:n]`` (ascending) for the observation in
@@ -127,45 +143,37 @@ def net_move(nets, k, obs, legal, n, prior_action):
     half = 0  # the two halves of the workspace hold consecutive layers' activations
     for l in range(layers):
         half = max(half, int(nets[o + _HEADER + l]))
-    src = 0  # obs[src : src + width] holds the current layer's input
-    width = d
+    x = obs[:d]  # the current layer's input
     for l in range(layers):
         h = int(nets[o + _HEADER + l])
-        dst = d + (l % 2) * half
-        bias = p + width * h
-        for r in range(h):
-            obs[dst + r] = nets[bias + r]
-        for j in range(width):
-            x = obs[src + j]
-            if x != 0.0:
-                row = p + j * h
-                for r in range(h):
-                    obs[dst + r] += x * nets[row + r]
-        for r in range(h):
-            v = obs[dst + r]
-            if act == _TANH:
-                obs[dst + r] = math.tanh(v)
-            elif v < 0.0:
-                obs[dst + r] = 0.0
+        start = d + (l % 2) * half
+        y = obs[start : start + h]
+        bias = p + x.shape[0] * h
+        y[:] = nets[bias : bias + h]
+        for j in range(x.shape[0]):
+            if x[j] != 0.0:  # observations are mostly zeros
+                _axpy(x[j], nets[p + j * h : p + (j + 1) * h], y)
+        if act == _TANH:
+            for r in range(h):
+                y[r] = math.tanh(y[r])
+        else:
+            for r in range(h):
+                y[r] = max(y[r], 0.0)
         p = bias + h
-        src = dst
-        width = h
+        x = y
+    width = x.shape[0]
     outs = int(nets[o + _HEADER + layers])
     head_bias = p + outs * width
     best = -1
     best_z = 0.0
     for i in range(n):
         a = legal[i]
-        row = p + a * width
-        z = np.float32(0.0)
-        for j in range(width):
-            z += obs[src + j] * nets[row + j]
-        zz = np.float64(z + nets[head_bias + a])
+        z = np.float64(_dot(x, nets[p + a * width : p + (a + 1) * width]) + nets[head_bias + a])
         if a == prior_action:
-            zz += prior_weight
-        if best < 0 or zz > best_z:
+            z += prior_weight
+        if best < 0 or z > best_z:
             best = a
-            best_z = zz
+            best_z = z
     return best
 
 
