@@ -35,7 +35,7 @@ from sly_scout_env.learner import SingleLearnerBatch  # noqa: E402
 from sly_scout_env.simulation import simulate  # noqa: E402
 
 TABLES = (("scout", 2), ("scout", 4), ("scout", 5), ("sly", 2), ("sly", 3))
-UNITS = {"scout": (4_000, 400), "sly": (40_000, 2_000)}  # per timed run: full, --quick
+UNITS = {"scout": (4_000, 400), "sly": (6_000, 1_000)}  # per timed run: full, --quick (about 2-4 s each)
 
 
 def _median_rate(fn, repeats):
