@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 
 from sly_scout_env import netfile
+from sly_scout_env.games import get_game
 from sly_scout_env.netfile import (  # noqa: F401  (the format's names, re-exported for the bot's users)
     ACTIVATIONS,
     CHECKPOINT_DIR,
@@ -42,8 +43,6 @@ from sly_scout_env.netfile import (  # noqa: F401  (the format's names, re-expor
     shipped_for,
     table_sizes,
 )
-
-from sly_scout_env.games import get_game
 
 from .base import Agent
 

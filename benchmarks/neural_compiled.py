@@ -6,10 +6,11 @@ fast learner, against the compiled greedy bot at the same seats.
     taskset -c 1 python benchmarks/neural_compiled.py --threads 1
 
 Tables:
+- per move: ``policies.choose`` of the compiled network (its prior's move included) in a
+  compiled loop over positions of random play, against the numpy bot
+  (``NeuralAgent.act``) on the same positions;
 - simulate: units/s (Scout hands, Sly games) with one ``neural`` seat and the others
-  greedy, and with every seat greedy; the compiled network's cost per move is
-  ``(1/rate_neural - 1/rate_greedy) / (neural moves per unit)`` (the extra time of the
-  network over greedy's move at that seat, its prior included);
+  greedy, and with every seat greedy (1 thread by default);
 - learner: ``SingleLearnerBatch.step`` learner steps/s (256 rows, the learner's random
   legal actions drawn outside the timed region) with ``neural`` and with ``greedy``
   opponents at every other seat.
@@ -31,37 +32,80 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from numba import njit  # noqa: E402
+
+from agents import make  # noqa: E402
+from sly_scout_env.games import get_game  # noqa: E402
 from sly_scout_env.learner import SingleLearnerBatch  # noqa: E402
+from sly_scout_env.netpolicy import compiled_policies, obs_size  # noqa: E402
 from sly_scout_env.simulation import simulate  # noqa: E402
 
 TABLES = (("scout", 2), ("scout", 4), ("scout", 5), ("sly", 2), ("sly", 3))
+MOVES = (2_000, 300)  # positions per per-move pass: full, --quick
 UNITS = {"scout": (4_000, 400), "sly": (6_000, 1_000)}  # per timed run: full, --quick (about 2-4 s each)
 
 
-def _median_rate(fn, repeats):
+def _median(fn, repeats):
     fn()  # warm-up (compilation, caches)
     return statistics.median(fn() for _ in range(repeats))
 
 
-def simulate_row(game, players, n, threads, repeats):
-    neural = ["neural"] + ["greedy"] * (players - 1)
-    greedy = ["greedy"] * players
-    runs = {}
-    for name, pols in (("neural", neural), ("greedy", greedy)):
-        last = {}
+@njit
+def _choose_all(choose, pid, rows, scratch, obs, nets):
+    total = 0
+    rng = np.zeros(1, dtype=np.int64)
+    for i in range(rows.shape[0]):
+        total += choose(pid, rows[i].copy(), scratch, obs, rng, nets)
+    return total
 
-        def run(pols=pols, last=last):
+
+def per_move(game, players, count, repeats):
+    """(compiled µs per move, numpy bot µs per move) on ``count`` positions of random play."""
+    spec = get_game(game)
+    pol = spec.module("policies")
+    rng = np.random.default_rng(0)
+    rows, views = [], []
+    g = 0
+    while len(rows) < count:
+        env = spec.raw_env(num_players=players)
+        env.reset(seed=g)
+        g += 1
+        while not all(env.terminations.values()) and len(rows) < count:
+            o = env.observe(env.agent_selection)
+            rows.append(env.unwrapped._state.copy())
+            views.append((o["observation"], o["action_mask"]))
+            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+    rows = np.array(rows)
+    ids, nets = compiled_policies(game, ["neural"], players)
+    scratch = np.zeros(pol.CHOOSE_SCRATCH, dtype=np.int64)
+    obs = np.zeros(obs_size(views[0][0].shape[0], nets), dtype=np.float32)
+
+    def compiled():
+        t0 = time.perf_counter()
+        _choose_all(pol.choose, int(ids[0]), rows, scratch, obs, nets)
+        return (time.perf_counter() - t0) / count * 1e6
+
+    bot = make("neural")
+    bot.reset(0, game=game, num_players=players, seat=0, options={})
+
+    def numpy_bot():
+        t0 = time.perf_counter()
+        for observation, mask in views:
+            bot.act(observation, mask, {})
+        return (time.perf_counter() - t0) / count * 1e6
+
+    return _median(compiled, repeats), _median(numpy_bot, repeats)
+
+
+def simulate_row(game, players, n, threads, repeats):
+    rates = []
+    for pols in (["neural"] + ["greedy"] * (players - 1), ["greedy"] * players):
+        def run(pols=pols):
             r = simulate(game, n, players=players, policies=pols, seed=1, threads=threads)
-            last["r"] = r
             return n / r["seconds"]
 
-        runs[name] = (_median_rate(run, repeats), last["r"])
-    rate_n, r = runs["neural"]
-    rate_g, _ = runs["greedy"]
-    # The neural seat's moves: steps of seat 0 are about a 1/players share of each unit's steps.
-    moves = float(np.mean(r["steps"])) / players
-    per_move = (1.0 / rate_n - 1.0 / rate_g) / moves
-    return rate_n, rate_g, per_move * 1e6
+        rates.append(_median(run, repeats))
+    return rates
 
 
 def learner_rate(game, players, opponents, steps, repeats, n_envs=256):
@@ -78,7 +122,7 @@ def learner_rate(game, players, opponents, steps, repeats, n_envs=256):
             total += time.perf_counter() - t0
         return steps * n_envs / total
 
-    return _median_rate(run, repeats)
+    return _median(run, repeats)
 
 
 def main(argv=None) -> None:
@@ -89,12 +133,18 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     numba.set_num_threads(args.threads)
     k = 1 if args.quick else 0
-    print(f"simulate, {args.threads} thread(s); median of {args.repeats} runs\n")
-    print("| game | players | units/s, neural at seat 0 | units/s, all greedy | compiled neural move (µs, over greedy's) |")
-    print("|---|---:|---:|---:|---:|")
+    print(f"per move, median of {args.repeats} passes over {MOVES[k]} positions of random play\n")
+    print("| game | players | compiled `choose` (µs) | numpy bot `NeuralAgent.act` (µs) |")
+    print("|---|---:|---:|---:|")
     for game, players in TABLES:
-        rn, rg, us = simulate_row(game, players, UNITS[game][k], args.threads, args.repeats)
-        print(f"| {game} | {players} | {rn:,.0f} | {rg:,.0f} | {us:.1f} |", flush=True)
+        c, p = per_move(game, players, MOVES[k], args.repeats)
+        print(f"| {game} | {players} | {c:.1f} | {p:.1f} |", flush=True)
+    print(f"\nsimulate, {args.threads} thread(s); median of {args.repeats} runs\n")
+    print("| game | players | units/s, neural at seat 0, greedy elsewhere | units/s, all greedy |")
+    print("|---|---:|---:|---:|")
+    for game, players in TABLES:
+        rn, rg = simulate_row(game, players, UNITS[game][k], args.threads, args.repeats)
+        print(f"| {game} | {players} | {rn:,.0f} | {rg:,.0f} |", flush=True)
     print(f"\nlearner (SingleLearnerBatch, 256 rows, {numba.get_num_threads()} thread(s)); learner steps/s\n")
     print("| game | players | neural opponents | greedy opponents |")
     print("|---|---:|---:|---:|")

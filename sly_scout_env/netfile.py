@@ -47,6 +47,7 @@ ACTIVATIONS = {
 }
 
 
+# The bots' move helpers, here so that NeuralPolicy.act and agents.base (every bot) share them.
 def legal_actions(action_mask: np.ndarray) -> np.ndarray:
     """The legal action ids of a mask; raises ValueError when there is none."""
     legal = np.flatnonzero(np.asarray(action_mask))

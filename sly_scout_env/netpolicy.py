@@ -52,7 +52,7 @@ from .netfile import ACTIVATIONS, CheckpointError, load, shipped_for, table_size
 
 NO_NETS = np.zeros(0, dtype=np.float32)  # the ``nets`` of a run in which no seat plays neural
 ACTIVATION_CODES = {name: code for code, name in enumerate(ACTIVATIONS)}  # Tanh 0, ReLU 1
-_TANH, _RELU = ACTIVATION_CODES["Tanh"], ACTIVATION_CODES["ReLU"]
+_TANH = ACTIVATION_CODES["Tanh"]  # the other code is ReLU
 _HEADER = 5  # in, L, activation, prior id, prior weight
 _FLOAT32_EXACT = 2**24
 
@@ -143,6 +143,8 @@ def net_move(nets, k, obs, legal, n, prior_action):
     half = 0  # the two halves of the workspace hold consecutive layers' activations
     for l in range(layers):
         half = max(half, int(nets[o + _HEADER + l]))
+    if obs.shape[0] < d + 2 * half:  # the kernels do not bounds-check: refuse, never overrun
+        raise ValueError("netpolicy.net_move: obs must hold netpolicy.obs_size(observation size, nets) floats")
     x = obs[:d]  # the current layer's input
     for l in range(layers):
         h = int(nets[o + _HEADER + l])

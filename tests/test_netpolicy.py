@@ -297,3 +297,24 @@ def test_cli_simulate_plays_neural(capsys):
     assert main(["simulate", "scout", "--players", "3", "--hands", "10", "--policies", "neural,greedy,greedy",
                  "--no-progress"]) == 2
     assert "player counts with one: 2, 4, 5" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_choose_refuses_a_network_of_another_table_and_a_short_buffer(game):
+    """The kernels do not bounds-check: a misuse gets -1 or an error, never an overrun."""
+    pol = get_game(game).module("policies")
+    ids, nets = compiled_policies(game, ["neural"], 2)  # the 2-player network
+    env = get_game(game).raw_env(num_players=3)
+    env.reset(seed=1)
+    row = env.unwrapped._state.copy()
+    scratch = np.zeros(pol.CHOOSE_SCRATCH, dtype=np.int64)
+    big = np.zeros(4096, dtype=np.float32)
+    rng = np.array([1], np.int64)
+    assert pol.choose(int(ids[0]), row, scratch, big, rng, nets) == -1  # its input is not this table's observation
+    assert pol.choose(int(ids[0]) + 1, row, scratch, big, rng, nets) == -1  # no network 1
+    env2 = get_game(game).raw_env(num_players=2)
+    env2.reset(seed=1)
+    row2 = env2.unwrapped._state.copy()
+    assert pol.choose(int(ids[0]), row2, scratch, big, rng, nets) >= 0
+    with pytest.raises(ValueError, match="obs must hold netpolicy.obs_size"):
+        pol.choose(int(ids[0]), row2, scratch, np.zeros(env2.observation_size, np.float32), rng, nets)

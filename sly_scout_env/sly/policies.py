@@ -31,7 +31,7 @@ from .._rng import rng_below
 from ..netpolicy import net_count, net_input_size, net_move, net_prior
 from . import rules as R
 from .heuristic import LEGAL_MAX, WORK_SIZE, greedy_act
-from .observation import encode_observation
+from .observation import encode_observation, observation_size
 
 RANDOM = 0  # uniform over the legal actions
 GREEDY = 1  # the public-knowledge heuristic of heuristic.py (reads only the seat's observation)
@@ -75,12 +75,13 @@ def choose(policy_id, state, scratch, obs, rng, nets):
     if policy_id < NEURAL:
         return _choose_heuristic(policy_id, state, legal, n, obs, rng)
     k = policy_id - NEURAL
-    if k >= net_count(nets):
-        return -1
+    d = observation_size(state[R.NUM_PLAYERS], state[R.HEN_HOUSES])
+    if k >= net_count(nets) or net_input_size(nets, k) != d:
+        return -1  # no such network, or one for another table (callers check with netpolicy.compiled_policies)
     prior = -1
     if net_prior(nets, k) >= 0:
         prior = _choose_heuristic(net_prior(nets, k), state, legal, n, obs, rng)
-    encode_observation(state, state[R.CURRENT_PLAYER], obs[: net_input_size(nets, k)])
+    encode_observation(state, state[R.CURRENT_PLAYER], obs[:d])
     return net_move(nets, k, obs, legal, n, prior)
 
 
