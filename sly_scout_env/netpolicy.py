@@ -18,6 +18,9 @@ network a run plays (an empty array when no seat plays ``neural``). Policy id
 ``policies.NEURAL + k`` plays network ``k``; a table with several checkpoints (yours
 against the shipped one) holds one network per distinct file.
 
+The forward pass is compiled in ``sly_scout_env/kernels.py`` (it knows no game; the game
+folders' ``policies.choose`` call it); this module packs the networks and resolves names.
+
 Layout of ``nets`` (integers stored as float32, exact below 2**24)::
 
     [K, offset_0 .. offset_{K-1}, net_0, net_1, ...]
@@ -42,18 +45,17 @@ numpy's, so the two can differ only where two legal logits are within float32 ro
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
-from numba import njit
 
+from . import kernels as K
 from .games import get_game
+from .kernels import NO_NETS, work_size  # noqa: F401  (part of this module's interface)
 from .netfile import ACTIVATIONS, CheckpointError, load, shipped_for, table_sizes
 
-NO_NETS = np.zeros(0, dtype=np.float32)  # the ``nets`` of a run in which no seat plays neural
-ACTIVATION_CODES = {name: code for code, name in enumerate(ACTIVATIONS)}  # Tanh 0, ReLU 1
-_TANH = ACTIVATION_CODES["Tanh"]  # the other code is ReLU
-_HEADER = 5  # in, L, activation, prior id, prior weight
+# The activation codes of the layout (kernels.net_move reads them).
+ACTIVATION_CODES = {"Tanh": K.NET_TANH, "ReLU": K.NET_RELU}
+assert set(ACTIVATION_CODES) == set(ACTIVATIONS)
 _FLOAT32_EXACT = 2**24
 
 
@@ -80,103 +82,9 @@ def pack(policies, prior_ids) -> np.ndarray:
     return np.concatenate([np.array([k], np.float32), offsets.astype(np.float32)] + blocks)
 
 
-@njit(cache=True)
-def work_size(nets):
-    """Floats of hidden activations the networks of ``nets`` need after the observation."""
-    most = 0
-    for k in range(int(nets[0]) if nets.shape[0] > 0 else 0):
-        o = int(nets[1 + k])
-        for l in range(int(nets[o + 1])):
-            h = int(nets[o + _HEADER + l])
-            if 2 * h > most:
-                most = 2 * h
-    return most
-
-
 def obs_size(observation_size: int, nets) -> int:
     """Length of the float32 ``obs`` buffer that ``choose`` needs with ``nets``."""
     return int(observation_size) + int(work_size(nets))
-
-
-@njit(cache=True)
-def net_count(nets):
-    return int(nets[0]) if nets.shape[0] > 0 else 0
-
-
-@njit(cache=True)
-def net_prior(nets, k):
-    """The compiled policy id of network ``k``'s prior, -1 for none."""
-    return int(nets[int(nets[1 + k]) + 3])
-
-
-@njit(cache=True)
-def net_input_size(nets, k):
-    return int(nets[int(nets[1 + k])])
-
-
-@njit(cache=True, inline="always")
-def _axpy(a, x, y):
-    """``y += a * x`` (float32 views of equal length; a loop LLVM vectorizes)."""
-    for r in range(y.shape[0]):
-        y[r] += a * x[r]
-
-
-@njit(cache=True, fastmath={"reassoc", "contract"})
-def _dot(x, w):
-    """float32 dot product; reassociation lets LLVM vectorize the sum (the order differs from numpy's anyway)."""
-    z = np.float32(0.0)
-    for j in range(x.shape[0]):
-        z += x[j] * w[j]
-    return z
-
-
-@njit(cache=True)
-def net_move(nets, k, obs, legal, n, prior_action):
-    """Network ``k``'s masked argmax over ``legal[:n]`` (ascending) for the observation in
-    ``obs[:in]``, hidden activations in ``obs[in:]``; ``prior_action`` gets the prior weight."""
-    o = int(nets[1 + k])
-    d = int(nets[o])
-    layers = int(nets[o + 1])
-    act = int(nets[o + 2])
-    prior_weight = nets[o + 4]
-    p = o + _HEADER + layers + 1  # the first weight
-    half = 0  # the two halves of the workspace hold consecutive layers' activations
-    for l in range(layers):
-        half = max(half, int(nets[o + _HEADER + l]))
-    if obs.shape[0] < d + 2 * half:  # the kernels do not bounds-check: refuse, never overrun
-        raise ValueError("netpolicy.net_move: obs must hold netpolicy.obs_size(observation size, nets) floats")
-    x = obs[:d]  # the current layer's input
-    for l in range(layers):
-        h = int(nets[o + _HEADER + l])
-        start = d + (l % 2) * half
-        y = obs[start : start + h]
-        bias = p + x.shape[0] * h
-        y[:] = nets[bias : bias + h]
-        for j in range(x.shape[0]):
-            if x[j] != 0.0:  # observations are mostly zeros
-                _axpy(x[j], nets[p + j * h : p + (j + 1) * h], y)
-        if act == _TANH:
-            for r in range(h):
-                y[r] = math.tanh(y[r])
-        else:
-            for r in range(h):
-                y[r] = max(y[r], 0.0)
-        p = bias + h
-        x = y
-    width = x.shape[0]
-    outs = int(nets[o + _HEADER + layers])
-    head_bias = p + outs * width
-    best = -1
-    best_z = 0.0
-    for i in range(n):
-        a = legal[i]
-        z = np.float64(_dot(x, nets[p + a * width : p + (a + 1) * width]) + nets[head_bias + a])
-        if a == prior_action:
-            z += prior_weight
-        if best < 0 or z > best_z:
-            best = a
-            best_z = z
-    return best
 
 
 def parse_name(name: str, names) -> tuple[str, dict]:

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from .._rng import rng_below
-from ..netpolicy import net_count, net_input_size, net_move, net_prior
+from ..kernels import net_count, net_input_size, net_move, net_prior
 from . import rules as R
 from .heuristic import WORK_SIZE, greedy_act
 from .observation import encode_observation, observation_size

@@ -55,8 +55,7 @@ from numba import njit, prange  # noqa: E402
 
 from .._rng import rng_next
 from .. import kernels as K
-from ..kernels import win_rewards
-from ..netpolicy import work_size
+from ..kernels import win_rewards, work_size
 from . import policies as P
 from . import rules as R
 from .observation import encode_observation, observation_size

@@ -28,7 +28,7 @@ from __future__ import annotations
 from numba import njit
 
 from .._rng import rng_below
-from ..netpolicy import net_count, net_input_size, net_move, net_prior
+from ..kernels import net_count, net_input_size, net_move, net_prior
 from . import rules as R
 from .heuristic import LEGAL_MAX, WORK_SIZE, greedy_act
 from .observation import encode_observation, observation_size
