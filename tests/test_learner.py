@@ -160,11 +160,11 @@ def test_score_rewards_add_up_to_the_learners_final_total(game):
     assert checked > 20
 
 
-def _trajectory(game, n, rows, steps, threads):
+def _trajectory(game, n, rows, steps, threads, opponents="greedy"):
     before = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        eng = SingleLearnerBatch(game, n, opponents="greedy", learner_seat="rotate", num_players=2, seed=11)
+        eng = SingleLearnerBatch(game, n, opponents=opponents, learner_seat="rotate", num_players=2, seed=11)
         eng.reset()
         out = []
         for k in range(steps):
@@ -179,9 +179,10 @@ def _trajectory(game, n, rows, steps, threads):
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_rows_do_not_depend_on_num_envs_or_threads(game):
-    small = _trajectory(game, 3, 3, 60, 1)
-    large = _trajectory(game, 300, 3, 60, min(2, numba.config.NUMBA_NUM_THREADS))  # the prange path
+@pytest.mark.parametrize("opponents", ["greedy", "neural"])  # neural: the shipped 2-player network, shared by rows
+def test_rows_do_not_depend_on_num_envs_or_threads(game, opponents):
+    small = _trajectory(game, 3, 3, 60, 1, opponents)
+    large = _trajectory(game, 300, 3, 60, min(2, numba.config.NUMBA_NUM_THREADS), opponents)  # the prange path
     for (o1, r1, d1), (o2, r2, d2) in zip(small, large):
         np.testing.assert_array_equal(o1, o2)
         np.testing.assert_array_equal(r1, r2)
