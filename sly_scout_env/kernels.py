@@ -119,6 +119,12 @@ def net_input_size(nets, k):
     return int(nets[int(nets[1 + k])])
 
 
+@njit(cache=True)
+def net_fits(nets, k, observation_size):
+    """Network ``k`` exists in ``nets`` and reads observations of ``observation_size``."""
+    return 0 <= k < net_count(nets) and net_input_size(nets, k) == observation_size
+
+
 @njit(cache=True, inline="always")
 def _axpy(a, x, y):
     """``y += a * x`` (float32 views of equal length; a loop LLVM vectorizes)."""

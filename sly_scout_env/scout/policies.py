@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from .._rng import rng_below
-from ..kernels import net_count, net_input_size, net_move, net_prior
+from ..kernels import net_fits, net_move, net_prior
 from . import rules as R
 from .heuristic import WORK_SIZE, greedy_act
 from .observation import encode_observation, observation_size
@@ -79,11 +79,10 @@ def choose(policy_id, state, scratch, obs, rng, nets):
         return _choose_heuristic(policy_id, state, scratch, n, obs, rng)
     k = policy_id - NEURAL
     d = observation_size(state[R.NUM_PLAYERS])
-    if k >= net_count(nets) or net_input_size(nets, k) != d:
+    if not net_fits(nets, k, d):
         return -1  # no such network, or one for another table (callers check with netpolicy.compiled_policies)
-    prior = -1
-    if net_prior(nets, k) >= 0:
-        prior = _choose_heuristic(net_prior(nets, k), state, scratch, n, obs, rng)
+    p = net_prior(nets, k)
+    prior = -1 if p < 0 else _choose_heuristic(p, state, scratch, n, obs, rng)
     encode_observation(state, state[R.CURRENT_PLAYER], obs[:d])
     return net_move(nets, k, obs, scratch[R.S_ACTS : R.S_ACTS + n], n, prior)
 
