@@ -30,6 +30,9 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+# Shared with the core's checkpoint reader (the compiled and numpy neural policies).
+from sly_scout_env.netfile import choose_from_logits, legal_actions  # noqa: F401
+
 
 @runtime_checkable
 class AgentProtocol(Protocol):
@@ -76,24 +79,3 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
-
-
-def legal_actions(action_mask: np.ndarray) -> np.ndarray:
-    """The legal action ids of a mask; raises ValueError when there is none."""
-    legal = np.flatnonzero(np.asarray(action_mask))
-    if legal.size == 0:
-        raise ValueError("the action mask has no legal action (is the game over, or is it another seat's turn?)")
-    return legal
-
-
-def choose_from_logits(legal: np.ndarray, logits: np.ndarray, deterministic: bool, rng=None) -> int:
-    """The legal id with the largest logit, or (``deterministic=False``) a sample from their softmax.
-
-    ``logits[i]`` belongs to ``legal[i]``; ``rng`` (a numpy Generator) draws the sample.
-    """
-    if deterministic:
-        return int(legal[int(np.argmax(logits))])
-    p = np.exp(logits - logits.max())
-    p /= p.sum()
-    rng = rng if rng is not None else np.random.default_rng()
-    return int(rng.choice(legal, p=p))

@@ -259,7 +259,7 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
                    help="dummy (one process; best for these fast envs) or subproc (default dummy)")
     p.add_argument("--fast", action="store_true",
                    help="play the n-envs games in one compiled batch against one compiled opponent policy "
-                        "(--opponents random or greedy, --self-play 0); much faster, see docs/training.md")
+                        "(--opponents random, greedy or neural, --self-play 0); much faster, see docs/training.md")
     p.add_argument("--n-steps", type=positive_int, default=d.n_steps, help=f"rollout steps per env (default {d.n_steps})")
     p.add_argument("--batch-size", type=positive_int, default=d.batch_size, help=f"minibatch (default {d.batch_size})")
     p.add_argument("--learning-rate", type=float, default=d.learning_rate, help=f"(default {d.learning_rate})")

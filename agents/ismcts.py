@@ -14,7 +14,8 @@ availability counts. The tree belongs to the bot (the *observer*); each iteratio
    ``mean value of the player to move + c * sqrt(ln(availability) / visits)`` is
    followed;
 3. **expands** one untried legal edge, 4. **rolls out** to the end of the game in
-   compiled code (``rollout="random"`` or ``"greedy"``, the compiled policies), and
+   compiled code (``rollout="random"``, ``"greedy"`` or ``"neural"``: the compiled
+   policies, neural playing the network shipped for the table), and
 5. **backs up** one value *per player* along the path: each node keeps a value sum
    for every seat and a node's mover maximises its own (the usual max^n treatment of
    multi-player games).
@@ -89,7 +90,9 @@ every method may be plain Python calling compiled kernels):
 ``rollout(row, policy_id) -> None``
     Play to the end in compiled code with the compiled policy ``policy_id``.
 ``policy_id(name) -> int``
-    The compiled policy id for ``"random"``/``"greedy"`` (ValueError if unknown).
+    The compiled policy id for a name of ``ROLLOUTS`` (ValueError if unknown; for
+    ``"neural"`` the adapter loads the table's shipped network and passes it to its
+    compiled moves, ``sly_scout_env.netpolicy``).
 ``returns(row) -> sequence of float``
     Final scores per seat.
 
@@ -113,7 +116,7 @@ ADAPTERS: dict[str, str] = {
     "sly": "agents.ismcts_sly:SlyAdapter",
 }
 VALUES = ("win", "score", "mixed")
-ROLLOUTS = ("random", "greedy")
+ROLLOUTS = ("random", "greedy", "neural")
 OPPONENTS = ("tree", "hybrid", "policy")
 
 
@@ -328,7 +331,7 @@ class ISMCTSAgent(Agent):
 
     Parameters: ``iterations`` (default 300), ``time_limit`` (seconds per decision,
     default None), ``c`` (UCB exploration, default 0.3), ``rollout`` (``"greedy"``
-    default, or ``"random"``), ``value`` (``"mixed"`` default, ``"win"``, ``"score"``),
+    default, ``"random"`` or ``"neural"``), ``value`` (``"mixed"`` default, ``"win"``, ``"score"``),
     ``score_scale`` (points, default 5), ``top_k`` (progressive widening, default None),
     ``opponents`` (``"hybrid"`` default, ``"tree"``, ``"policy"``).
     """

@@ -20,7 +20,8 @@
   0.51 with it (both with the older defaults c=0.7, value="mixed").
 * ``prior``: the heuristic's value of each of the observer's moves (from its own
   observation), for the progressive widening ``top_k`` (on by default for Scout).
-* ``rollout``: compiled play with ``policies.choose`` (random or greedy).
+* ``rollout``: compiled play with ``policies.choose`` (random, greedy or neural: the
+  shipped network, ``sly_scout_env.netpolicy``).
 
 Horizon (what a rollout plays to)
 ---------------------------------
@@ -46,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sly_scout_env.netpolicy import NO_NETS, compiled_policies, obs_size
 from sly_scout_env.scout import policies as SP
 from sly_scout_env.scout import rules as R
 from sly_scout_env.scout.determinize import MAX_HIDDEN, determinize, row_from_view
@@ -121,11 +123,11 @@ def prior(state, observer, legal, n, obs, work, values, out):
 
 
 @njit(cache=True)
-def rollout(state, policy, scratch, obs, prng, step_cap):
+def rollout(state, policy, scratch, obs, prng, nets, step_cap):
     """Play ``state`` to game over (or ``step_cap`` moves) with compiled ``policy``; returns 0, or -1 on error."""
     k = 0
     while state[R.PHASE] != R.PHASE_GAME_OVER and k < step_cap:
-        a = SP.choose(policy, state, scratch, obs, prng)
+        a = SP.choose(policy, state, scratch, obs, prng, nets)
         if a < 0 or R.apply_action(state, a, scratch) != 0:
             return -1
         k += 1
@@ -142,6 +144,7 @@ class ScoutAdapter:
         if horizon not in HORIZONS:
             raise ValueError(f"horizon={horizon!r} is not allowed; allowed values: {', '.join(HORIZONS)}")
         self.num_players = opts["num_players"]
+        self.options = opts
         self.num_actions = int(R.num_actions(self.num_players))
         self.horizon = horizon
         self.rounds = opts["rounds"]  # the real game length (the row's is cut to the horizon)
@@ -152,6 +155,7 @@ class ScoutAdapter:
         self._pool = np.zeros(MAX_HIDDEN, dtype=np.int64)
         self._work = make_work()
         self._values = np.zeros(self.num_actions, dtype=np.int64)
+        self._nets = NO_NETS  # the rollout network, set by policy_id("neural")
 
     def root(self, observation, action_mask, info) -> np.ndarray:
         row = row_from_view(info["view"])
@@ -189,22 +193,26 @@ class ScoutAdapter:
     def best_action(self, row, actions, rng_word) -> int:
         """Among moves the observer cannot tell apart (an opponent's private round-start flip),
         the one the mover's heuristic picks from its own observation of this determinization."""
-        a = int(SP.choose(SP.GREEDY, row, self._scratch, self._obs, rng_word))
+        a = int(SP.choose(SP.GREEDY, row, self._scratch, self._obs, rng_word, self._nets))
         return a if a in actions else int(actions[0])
 
     def policy_action(self, row, policy_id) -> int:
         """The compiled policy's move for the player to move, from its own observation."""
-        a = int(SP.choose(policy_id, row, self._scratch, self._obs, self._prng))
+        a = int(SP.choose(policy_id, row, self._scratch, self._obs, self._prng, self._nets))
         if a < 0:
             raise RuntimeError("scout policy returned no legal move")
         return a
 
     def rollout(self, row, policy_id) -> None:
-        if rollout(row, policy_id, self._scratch, self._obs, self._prng, ROLLOUT_STEP_CAP) != 0:
+        if rollout(row, policy_id, self._scratch, self._obs, self._prng, self._nets, ROLLOUT_STEP_CAP) != 0:
             raise RuntimeError("scout rollout failed: a compiled policy returned no legal move")
 
     def policy_id(self, name: str) -> int:
-        return SP.policy_id(name)
+        ids, nets = compiled_policies("scout", [name], self.num_players, self.options)
+        if len(nets):
+            self._nets = nets
+            self._obs = np.zeros(obs_size(len(self._obs), nets), dtype=np.float32)
+        return int(ids[0])
 
     def returns(self, row):
         """Per seat: this round's points + ``weight`` * the totals before it (see Horizon)."""

@@ -11,7 +11,8 @@
   went face down is hidden.
 * ``prior``: the greedy heuristic's action values (``heuristic.greedy_values``) from
   the observer's own observation, to rank the observer's moves (progressive widening).
-* ``rollout``: compiled play to the end with ``policies.choose`` (random or greedy).
+* ``rollout``: compiled play to the end with ``policies.choose`` (random, greedy or neural:
+  the shipped network, ``sly_scout_env.netpolicy``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sly_scout_env.netpolicy import NO_NETS, compiled_policies, obs_size
 from sly_scout_env.sly import policies as SP
 from sly_scout_env.sly import rules as R
 from sly_scout_env.sly.determinize import determinize, row_from_view
@@ -57,11 +59,11 @@ def prior(state, observer, legal, n, rng, value, obs, row, work, pts, u):
 
 
 @njit(cache=True)
-def rollout(state, policy, scratch, obs, prng, step_cap):
+def rollout(state, policy, scratch, obs, prng, nets, step_cap):
     """Play ``state`` to the end (or ``step_cap`` more steps) with compiled ``policy``; returns 0, or -1 on error."""
     cap = state[R.STEPS] + step_cap
     while state[R.PHASE] != R.PHASE_GAME_OVER and state[R.STEPS] < cap:
-        a = SP.choose(policy, state, scratch, obs, prng)
+        a = SP.choose(policy, state, scratch, obs, prng, nets)
         if a < 0 or R.apply_action(state, a, scratch) != 0:
             return -1
     return 0
@@ -74,6 +76,7 @@ class SlyAdapter:
         opts = R.parse_options(num_players=num_players, **{k: v for k, v in (options or {}).items()
                                                            if k in ("hen_houses", "reveal_scope", "first_player")})
         self.num_players = opts["num_players"]
+        self.options = opts
         self.num_actions = R.num_actions(opts["hen_houses"])
         self._template = R.new_state(**opts)
         self._scores = np.zeros(self.num_players, dtype=np.int64)
@@ -86,6 +89,7 @@ class SlyAdapter:
         self._legal = np.zeros(SP.CHOOSE_SCRATCH, dtype=np.int64)  # legal ids, then greedy's workspace
         self._prng = np.zeros(1, dtype=np.int64)  # the compiled policies' own generator
         self._values = np.zeros(self.num_actions, dtype=np.float64)
+        self._nets = NO_NETS  # the rollout network, set by policy_id("neural")
 
     def root(self, observation, action_mask, info) -> np.ndarray:
         return row_from_view(info["view"], self._template)
@@ -110,7 +114,7 @@ class SlyAdapter:
         R.apply_action(row, action, self._legal)
 
     def rollout(self, row, policy_id) -> None:
-        if rollout(row, policy_id, self._legal, self._obs, self._prng, ROLLOUT_STEP_CAP) != 0:
+        if rollout(row, policy_id, self._legal, self._obs, self._prng, self._nets, ROLLOUT_STEP_CAP) != 0:
             raise RuntimeError("sly rollout failed: a compiled policy returned no legal move")
 
     def prior(self, row, observer, legal, n, rng_word, out) -> None:
@@ -124,13 +128,17 @@ class SlyAdapter:
         return int(actions[int(np.argmax(self._values[:n]))])
 
     def policy_action(self, row, policy_id) -> int:
-        a = int(SP.choose(policy_id, row, self._legal, self._obs, self._prng))
+        a = int(SP.choose(policy_id, row, self._legal, self._obs, self._prng, self._nets))
         if a < 0:
             raise RuntimeError("sly policy returned no legal move")
         return a
 
     def policy_id(self, name: str) -> int:
-        return SP.policy_id(name)
+        ids, nets = compiled_policies("sly", [name], self.num_players, self.options)
+        if len(nets):
+            self._nets = nets
+            self._obs = np.zeros(obs_size(len(self._obs), nets), dtype=np.float32)
+        return int(ids[0])
 
     def returns(self, row):
         R.scores(row, self._scores)

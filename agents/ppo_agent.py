@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from sly_scout_env.checks import file_version
+
 from .base import Agent, choose_from_logits, legal_actions
-from .checkpoint_files import file_version
 
 # Activation modules of SB3 MLPs -> numpy functions (torch class name -> function).
 _ACTIVATIONS = {

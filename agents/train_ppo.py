@@ -203,9 +203,9 @@ class TrainConfig:
         if self.self_play > 0:
             raise ValueError(f"fast=True (--fast) plays compiled opponents only, and self-play snapshots are not "
                              f"compiled: give self_play=0 (--self-play 0), got {self.self_play}")
-        if len(set(self.opponents)) != 1 or self.opponents[0] not in compiled:
+        if len(set(self.opponents)) != 1 or parse_spec(self.opponents[0])[0] not in compiled:
             raise ValueError(f"fast=True (--fast) plays one compiled policy at every opponent seat: give opponents "
-                             f"as one of {', '.join(compiled)}, got {list(self.opponents)}")
+                             f"as one of {', '.join(compiled)} (or neural:path=FILE), got {list(self.opponents)}")
         if self.vec_env != "dummy":
             raise ValueError(f"fast=True (--fast) runs all n_envs games in one process; vec_env={self.vec_env!r} "
                              "does not apply (leave it 'dummy')")

@@ -7,6 +7,7 @@ only, so the rules kernels can use it without loading PettingZoo or Gymnasium.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -63,3 +64,20 @@ def check_action_id(action: Any, num_actions: int, where: str = "") -> int:
     if not 0 <= action < num_actions:
         raise ValueError(f"{where}action {action} is out of range; actions are ints in [0, {num_actions})")
     return action
+
+
+def file_version(path, what: str, hint: str, error=ValueError) -> tuple[str, tuple]:
+    """``(absolute path, (path, mtime, size))`` of an existing checkpoint file.
+
+    ``what`` names the kind of file in the error when ``path`` is not a path; ``hint``
+    says how to get one when it does not exist; ``error`` is the exception class raised.
+    The key changes when the file is rewritten (training rewrites checkpoints), so a
+    cache keyed by it never serves a stale policy.
+    """
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise error(f"path={path!r} is not allowed; give the path of {what}")
+    path = os.path.abspath(os.fspath(path))
+    if not os.path.isfile(path):
+        raise error(f"path={path!r}: no such checkpoint file ({hint})")
+    st = os.stat(path)
+    return path, (path, st.st_mtime_ns, st.st_size)

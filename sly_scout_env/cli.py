@@ -2,13 +2,15 @@
 
     sly-scout simulate scout --players 4 --hands 100000 --seed 0
     sly-scout simulate sly --players 3 --games 100000 --seed 0
+    sly-scout simulate sly --players 2 --games 100000 --policies neural,greedy
     sly-scout arena scout --players 4 --agents random,greedy,ismcts --games 2000
     sly-scout play scout --players 3 --opponents greedy,ismcts
     sly-scout train sly --players 2 --timesteps 400000
     sly-scout demo            # the main job of `make run`
 
-``simulate`` plays uniform-random legal moves entirely inside compiled code and prints
-the speed and the mean score of each seat.
+``simulate`` plays entirely inside compiled code (uniform-random legal moves, or the
+compiled policies of ``--policies``: random, greedy, neural) and prints the speed and the
+mean score and win share of each seat.
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ def _add_simulate(sub) -> None:
             "--policies",
             default=None,
             metavar="NAME,NAME,...",
-            help="one compiled policy per seat, comma-separated (default: random for every seat)",
+            help="one compiled policy per seat, comma-separated: random, greedy, neural (the network shipped "
+                 "for the game and player count) or neural:path=FILE (default: random for every seat)",
         )
         add_ray_option(p, "the chunks of games")
 

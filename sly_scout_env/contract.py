@@ -40,14 +40,21 @@ so a batched version loops rows with ``prange``. Nothing below allocates per mov
       (public information and the seat's own cards only).
 
 ``policies`` -- compiled bots for simulation, ISMCTS rollouts and SB3 opponents
-    ``POLICY_NAMES`` (a policy's id is its index), ``policy_id(name)``.
+    ``POLICY_NAMES`` (``("random", "greedy", "neural")``; a policy's id is its index),
+      ``policy_id(name)``; ``NEURAL``: the id of network 0 of ``nets`` (``NEURAL + k``
+      plays network ``k``). Generic code turns names (``"neural:path=FILE"`` too) into ids
+      and ``nets`` with ``sly_scout_env.netpolicy.compiled_policies``.
     ``CHOOSE_SCRATCH``: the int64 scratch ``choose`` needs (>= ``rules.SCRATCH_SIZE``).
-    ``choose(policy_id, state, scratch, obs, rng) -> action``: a move for the seat to act,
-      from what that seat may know; ``obs`` a float32 buffer of the observation size,
-      ``rng`` an int64 array whose element 0 is the policy's own generator word. A
-      policy never draws from the row's ``RNG`` (that generator deals, and gives the
-      word of a vector env row's next game), so the same seed gives the same deals
-      whatever the seats' policies are. -1 for an unknown id or no legal move.
+    ``choose(policy_id, state, scratch, obs, rng, nets) -> action``: a move for the seat
+      to act, from what that seat may know; ``obs`` a float32 buffer of
+      ``netpolicy.obs_size(observation size, nets)`` (the observation, then the networks'
+      hidden activations), ``rng`` an int64 array whose element 0 is the policy's own
+      generator word, ``nets`` the packed ``neural`` networks (read only, shared by every
+      row; ``netpolicy.NO_NETS`` when no seat plays neural: the weights travel as an
+      argument, since a cached kernel would bake module globals in). A policy never draws
+      from the row's ``RNG`` (that generator deals, and gives the word of a vector env
+      row's next game), so the same seed gives the same deals whatever the seats'
+      policies are. -1 for an unknown id or no legal move.
     ``policy_seed(state, word) -> int64``: the policies' generator word for the game just
       dealt into ``state`` from ``word`` (simulation, SB3 opponents and ISMCTS rollouts
       seed ``rng[0]`` with it at each deal).
@@ -60,10 +67,11 @@ so a batched version loops rows with ``prange``. Nothing below allocates per mov
     game (Numba never caches closures, so no factory builds them); their sources are
     equal after the renames that ``tests/test_game_contract.py`` lists.
     ``SIM_OPTIONS``, ``sim_template(num_players, **options) -> (template row,
-    num_players)``, ``play_rows(template, words, policy_ids, step_cap, scores, steps,
+    num_players)``, ``play_rows(template, words, policy_ids, nets, step_cap, scores, steps,
     ends)``: simulation at scale (one Scout hand or one Sly game per word).
     ``learner_reset_rows``, ``learner_step_rows``: one learner seat per row, compiled
-    opponents at the others (``sly_scout_env.learner.SingleLearnerBatch``; layouts of
+    opponents (``nets`` for neural ones) at the others
+    (``sly_scout_env.learner.SingleLearnerBatch``; layouts of
     ``meta`` / ``cfg`` and the error codes in ``sly_scout_env/kernels.py``).
 
 ``codec`` -- the state dict (plain JSON) <-> row, with full validation
@@ -105,7 +113,7 @@ CONTRACT: dict[str, tuple[str, ...]] = {
         "reset", "legal_actions", "legal_mask", "apply_action", "num_actions",
     ),
     "observation": ("observation_size", "encode_observation"),
-    "policies": ("POLICY_NAMES", "policy_id", "CHOOSE_SCRATCH", "choose", "policy_seed"),
+    "policies": ("POLICY_NAMES", "NEURAL", "policy_id", "CHOOSE_SCRATCH", "choose", "policy_seed"),
     "batch": (
         "new_batch", "SCRATCH_SIZE", "reset_rows", "step_rows", "legal_masks", "observe_rows",
         "SIM_OPTIONS", "sim_template", "play_rows", "learner_reset_rows", "learner_step_rows",

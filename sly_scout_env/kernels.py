@@ -7,6 +7,9 @@ is written once, here.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 from numba import njit
 
 # Actions a game may take before it is stopped: Sly's Fox-only Reveals could repeat for
@@ -78,3 +81,110 @@ def win_rewards(num_p, out):
             out[p] = 1.0 / winners
         else:
             out[p] = -1.0 / (num_p - winners)
+
+
+# -- trained networks as compiled policies (sly_scout_env.netpolicy: the layout of ``nets``) --
+NO_NETS = np.zeros(0, dtype=np.float32)  # the ``nets`` of a run in which no seat plays neural
+NET_HEADER = 5  # a network's header: in, L, activation, prior id, prior weight
+NET_TANH = 0  # activation codes
+NET_RELU = 1
+
+
+@njit(cache=True)
+def work_size(nets):
+    """Floats of hidden activations the networks of ``nets`` need after the observation."""
+    most = 0
+    for k in range(int(nets[0]) if nets.shape[0] > 0 else 0):
+        o = int(nets[1 + k])
+        for l in range(int(nets[o + 1])):
+            h = int(nets[o + NET_HEADER + l])
+            if 2 * h > most:
+                most = 2 * h
+    return most
+
+
+@njit(cache=True)
+def net_count(nets):
+    return int(nets[0]) if nets.shape[0] > 0 else 0
+
+
+@njit(cache=True)
+def net_prior(nets, k):
+    """The compiled policy id of network ``k``'s prior, -1 for none."""
+    return int(nets[int(nets[1 + k]) + 3])
+
+
+@njit(cache=True)
+def net_input_size(nets, k):
+    return int(nets[int(nets[1 + k])])
+
+
+@njit(cache=True)
+def net_fits(nets, k, observation_size):
+    """Network ``k`` exists in ``nets`` and reads observations of ``observation_size``."""
+    return 0 <= k < net_count(nets) and net_input_size(nets, k) == observation_size
+
+
+@njit(cache=True, inline="always")
+def _axpy(a, x, y):
+    """``y += a * x`` (float32 views of equal length; a loop LLVM vectorizes)."""
+    for r in range(y.shape[0]):
+        y[r] += a * x[r]
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def _dot(x, w):
+    """float32 dot product; reassociation lets LLVM vectorize the sum (the order differs from numpy's anyway)."""
+    z = np.float32(0.0)
+    for j in range(x.shape[0]):
+        z += x[j] * w[j]
+    return z
+
+
+@njit(cache=True)
+def net_move(nets, k, obs, legal, n, prior_action):
+    """Network ``k``'s masked argmax over ``legal[:n]`` (ascending) for the observation in
+    ``obs[:in]``, hidden activations in ``obs[in:]``; ``prior_action`` gets the prior weight."""
+    o = int(nets[1 + k])
+    d = int(nets[o])
+    layers = int(nets[o + 1])
+    act = int(nets[o + 2])
+    prior_weight = nets[o + 4]
+    p = o + NET_HEADER + layers + 1  # the first weight
+    half = 0  # the two halves of the workspace hold consecutive layers' activations
+    for l in range(layers):
+        half = max(half, int(nets[o + NET_HEADER + l]))
+    if obs.shape[0] < d + 2 * half:  # the kernels do not bounds-check: refuse, never overrun
+        raise ValueError("netpolicy.net_move: obs must hold netpolicy.obs_size(observation size, nets) floats")
+    x = obs[:d]  # the current layer's input
+    for l in range(layers):
+        h = int(nets[o + NET_HEADER + l])
+        start = d + (l % 2) * half
+        y = obs[start : start + h]
+        bias = p + x.shape[0] * h
+        y[:] = nets[bias : bias + h]
+        for j in range(x.shape[0]):
+            if x[j] != 0.0:  # observations are mostly zeros
+                _axpy(x[j], nets[p + j * h : p + (j + 1) * h], y)
+        if act == NET_TANH:
+            for r in range(h):
+                y[r] = math.tanh(y[r])
+        else:
+            for r in range(h):
+                y[r] = max(y[r], 0.0)
+        p = bias + h
+        x = y
+    width = x.shape[0]
+    outs = int(nets[o + NET_HEADER + layers])
+    head_bias = p + outs * width
+    best = -1
+    best_z = 0.0
+    for i in range(n):
+        a = legal[i]
+        z = np.float64(_dot(x, nets[p + a * width : p + (a + 1) * width]) + nets[head_bias + a])
+        if a == prior_action:
+            z += prior_weight
+        if best < 0 or z > best_z:
+            best = a
+            best_z = z
+    return best

@@ -25,6 +25,7 @@ from ._aec import REWARD_MODES, legal_actions_text
 from ._rng import seed_word, stream_words
 from .checks import check_action_id, check_choice, check_int, check_option_names
 from .games import GAMES, get_game
+from .netpolicy import compiled_policies, obs_size
 
 __all__ = ["SingleLearnerBatch", "ERROR_TEXT"]
 
@@ -80,7 +81,7 @@ class SingleLearnerBatch:
             opponents = [opponents] * (P - 1)
         elif not isinstance(opponents, (list, tuple)):
             raise ValueError(f"opponents={opponents!r} is not allowed; give a compiled policy name "
-                             f"({', '.join(names)}) or a list of {P - 1} names (one per other seat)")
+                             f"({', '.join(names)}, neural:path=FILE) or a list of {P - 1} names (one per other seat)")
         opponents = list(opponents)
         if len(opponents) == 1:
             opponents = opponents * (P - 1)
@@ -88,11 +89,11 @@ class SingleLearnerBatch:
             raise ValueError(f"{len(opponents)} opponents given; give 1 (plays every other seat) or {P - 1} "
                              f"(one per other seat, in seat order)")
         for o in opponents:
-            if not isinstance(o, str) or o not in names:
-                raise ValueError(f"opponent {o!r} is not a compiled {self.game} policy; allowed: {', '.join(names)} "
-                                 "(other bots: use sly_scout_env.wrappers.SingleAgentEnv)")
+            if not isinstance(o, str) or o.partition(":")[0] not in names:
+                raise ValueError(f"opponent {o!r} is not a compiled {self.game} policy; allowed: {', '.join(names)}, "
+                                 "neural:path=FILE (other bots: use sly_scout_env.wrappers.SingleAgentEnv)")
         self.opponents = tuple(opponents)
-        self.opp_ids = np.array([self.pol.policy_id(o) for o in opponents], dtype=np.int64)
+        self.opp_ids, self.nets = compiled_policies(self.game, opponents, P, self.options)
         self.max_steps = max_steps
         self.cfg = np.zeros(K.CFG, dtype=np.int64)
         self.cfg[K.C_FIXED_SEAT] = self.fixed_seat
@@ -101,7 +102,8 @@ class SingleLearnerBatch:
 
         self.seat_pol = np.full((n, P), -1, dtype=np.int64)
         self.meta = np.zeros((n, K.META), dtype=np.int64)
-        self.pobs = np.zeros((n, D), dtype=np.float32)  # the opponents' observation scratch (greedy)
+        # The opponents' observation scratch (greedy, neural) and the networks' workspace.
+        self.pobs = np.zeros((n, obs_size(D, self.nets)), dtype=np.float32)
         # Per-row policy generator word of the compiled opponents (both games).
         self.prng = np.zeros((n, 1), dtype=np.int64)
         self.points = np.zeros((n, P), dtype=np.float64)
@@ -161,7 +163,7 @@ class SingleLearnerBatch:
         # silently become 2. Restore it (without importing torch ourselves).
         torch = sys.modules.get("torch")
         torch_threads = torch.get_num_threads() if torch is not None else None
-        self.b.learner_reset_rows(self.states, self.scratch, self.prng, self.pobs, self.seat_pol, self.meta,
+        self.b.learner_reset_rows(self.states, self.scratch, self.prng, self.pobs, self.nets, self.seat_pol, self.meta,
                                   self.opp_ids, self.cfg, words, self.points, self.obs, self.masks, self.errors)
         if torch_threads is not None and torch.get_num_threads() != torch_threads:
             torch.set_num_threads(torch_threads)
@@ -195,7 +197,7 @@ class SingleLearnerBatch:
 
     def step(self, a: np.ndarray) -> None:
         """Apply the (checked) learner actions ``a``; see the class docstring."""
-        self.b.learner_step_rows(self.states, self.scratch, self.prng, self.pobs, self.seat_pol, self.meta,
+        self.b.learner_step_rows(self.states, self.scratch, self.prng, self.pobs, self.nets, self.seat_pol, self.meta,
                                  self.opp_ids, self.cfg, a, self.points, self.tmp, self.obs, self.masks, self.rewards,
                                  self.dones, self.truncs, self.term_obs, self.final_scores, self.errors)
         self._raise_errors(a)

@@ -37,8 +37,10 @@ Same semantics as ``SingleAgentEnv``:
   ``infos[i]["TimeLimit.truncated"]`` True (False when the game ended by the rules).
 - ``learner_seat``: a seat number, or ``"rotate"`` (a row's k-th game puts the learner
   in seat ``k mod P``, counting from the last ``reset()``).
-- ``opponents``: a policy name for every other seat, or a list of ``P - 1`` names given
-  to the other seats in seat order (as ``SingleAgentEnv``).
+- ``opponents``: a compiled policy name for every other seat, or a list of ``P - 1``
+  names given to the other seats in seat order (as ``SingleAgentEnv``): ``random``,
+  ``greedy``, ``neural`` (the network shipped for the table) or ``neural:path=FILE``
+  (``sly_scout_env.netpolicy``).
 
 Determinism: ``reset()`` after ``seed(s)`` (or the first ``reset()`` with the
 constructor's ``seed=s``) deals row ``i`` from ``_rng.stream_words(s, i, 1)``, the

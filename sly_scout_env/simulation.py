@@ -5,7 +5,8 @@
     r = simulate("sly", 100_000, players=3, policies=["random"] * 3, threads=1)
 
 Each game runs start to end inside Numba with compiled policies (one per seat, by name:
-``sly_scout_env.<game>.policies.POLICY_NAMES``), parallel over games with ``prange``.
+``sly_scout_env.<game>.policies.POLICY_NAMES``: random, greedy and neural, the trained
+network, see ``sly_scout_env.netpolicy``), parallel over games with ``prange``.
 Games are played in chunks of ``chunk_size``; per-chunk buffers are reused, so the
 working memory is bounded and only the per-game result arrays grow with ``n``.
 
@@ -29,12 +30,14 @@ from ._rng import seed_word, stream_words
 from .checks import check_int
 from .games import get_game
 from .kernels import STEP_CAP
+from .netpolicy import compiled_policies
 
 CHUNK_SIZE = 65_536
 
 
-def policy_ids(game: str, policies, players: int) -> np.ndarray:
-    """Per-seat compiled policy ids for ``policies`` (None = all "random"); ValueError if bad."""
+def policy_ids(game: str, policies, players: int, options: dict | None = None):
+    """``(ids, nets)``: per-seat compiled policy ids for ``policies`` (None = all "random")
+    and the packed networks of the ``neural`` seats (``sly_scout_env.netpolicy``); ValueError if bad."""
     pol = get_game(game).module("policies")
     if policies is None:
         policies = ["random"] * players
@@ -44,22 +47,22 @@ def policy_ids(game: str, policies, players: int) -> np.ndarray:
     if len(policies) != players:
         raise ValueError(
             f"policies={policies!r} names {len(policies)} seats but the game has {players} players; "
-            f"give one name per seat from: {', '.join(pol.POLICY_NAMES)}"
+            f"give one name per seat from: {', '.join(pol.POLICY_NAMES)} (or neural:path=FILE)"
         )
-    return np.array([pol.policy_id(p) for p in policies], dtype=np.int64)
+    return compiled_policies(game, policies, players, options)
 
 
 def play_chunk(chunk: tuple, out: tuple | None = None) -> tuple:
-    """Games ``lo .. hi-1`` of a simulation: ``chunk = (game, template, policy ids, seed,
-    lo, hi, step_cap)``; fills ``out = (scores, steps, end_reason)`` (allocated when None:
+    """Games ``lo .. hi-1`` of a simulation: ``chunk = (game, template, policy ids, nets,
+    seed, lo, hi, step_cap)``; fills ``out = (scores, steps, end_reason)`` (allocated when None:
     a Ray task, which plays on one Numba thread) and returns it."""
-    game, template, pids, seed, lo, hi, step_cap = chunk
+    game, template, pids, nets, seed, lo, hi, step_cap = chunk
     batch = get_game(game).module("batch")
     k = hi - lo
     if out is None:
         out = (np.zeros((k, len(pids)), dtype=np.int32), np.zeros(k, dtype=np.int32), np.zeros(k, dtype=np.int8))
         numba.set_num_threads(1)
-    bad = batch.play_rows(template, stream_words(seed, lo, k), pids, step_cap, *out)
+    bad = batch.play_rows(template, stream_words(seed, lo, k), pids, nets, step_cap, *out)
     if bad:
         raise RuntimeError(f"{game}: a compiled policy returned an illegal action in {bad} game(s) "
                            f"of games {lo}..{hi - 1} (policies {pids.tolist()})")
@@ -75,7 +78,9 @@ def simulate(game: str, n: int, players: int | None = None, policies=None, seed:
       ``game``: a name of ``sly_scout_env.games.GAMES``. ``players``: player count (default:
         the game's ``default_players``).
       ``policies``: one compiled policy name per seat (a list, or "random,random,...");
-        default all "random". ``seed``: int >= 0 or None. ``threads``: Numba threads
+        default all "random". ``"neural"`` plays the checkpoint shipped for the game,
+        player count and options, ``"neural:path=FILE"`` one of your own (a count without
+        a shipped checkpoint is refused naming those with one; ``sly_scout_env.netpolicy``). ``seed``: int >= 0 or None. ``threads``: Numba threads
         (default: all cores; the global Numba setting is restored afterwards).
       ``chunk_size``: games per chunk (bounds the working memory).
       ``progress(n_done)``: called after each chunk. ``step_cap``: actions per game before
@@ -101,7 +106,7 @@ def simulate(game: str, n: int, players: int | None = None, policies=None, seed:
     if players is None:
         players = spec.default_players
     template, num_players = batch.sim_template(players, **options)
-    pids = policy_ids(game, policies, num_players)
+    pids, nets = policy_ids(game, policies, num_players, options)
     n = check_int("n", n, lo=0)
     chunk_size = check_int("chunk_size", chunk_size, 1)
     step_cap = check_int("step_cap", step_cap, 1)
@@ -122,7 +127,8 @@ def simulate(game: str, n: int, players: int | None = None, policies=None, seed:
     c_steps = np.zeros(c, dtype=np.int32)
     c_ends = np.zeros(c, dtype=np.int8)
     # Compile (or load from the cache) before the clock starts: ``seconds`` is play time.
-    batch.play_rows(template, np.zeros(0, dtype=np.int64), pids, step_cap, c_scores[:0], c_steps[:0], c_ends[:0])
+    batch.play_rows(template, np.zeros(0, dtype=np.int64), pids, nets, step_cap, c_scores[:0], c_steps[:0],
+                    c_ends[:0])
     before = numba.get_num_threads()
     numba.set_num_threads(threads)
     t0 = time.perf_counter()
@@ -130,12 +136,12 @@ def simulate(game: str, n: int, players: int | None = None, policies=None, seed:
         if ray not in (None, False):
             from .ray_tasks import map_tasks
 
-            chunks = [(game, template, pids, seed, lo, min(n, lo + chunk_size), step_cap)
+            chunks = [(game, template, pids, nets, seed, lo, min(n, lo + chunk_size), step_cap)
                       for lo in range(0, n, chunk_size)]
             done = [0]
 
             def arrived(i, r):
-                lo, hi = chunks[i][4:6]
+                lo, hi = chunks[i][5:7]
                 scores[lo:hi], steps[lo:hi], ends[lo:hi] = r
                 done[0] += hi - lo
                 if progress is not None:
@@ -146,7 +152,8 @@ def simulate(game: str, n: int, players: int | None = None, policies=None, seed:
             for lo in range(0, n, chunk_size):
                 hi = min(n, lo + chunk_size)
                 k = hi - lo
-                play_chunk((game, template, pids, seed, lo, hi, step_cap), (c_scores[:k], c_steps[:k], c_ends[:k]))
+                play_chunk((game, template, pids, nets, seed, lo, hi, step_cap),
+                           (c_scores[:k], c_steps[:k], c_ends[:k]))
                 scores[lo:hi] = c_scores[:k]
                 steps[lo:hi] = c_steps[:k]
                 ends[lo:hi] = c_ends[:k]

@@ -7,6 +7,7 @@ import pytest
 
 from sly_scout_env.contract import CONTRACT
 from sly_scout_env.games import GAMES, get_game
+from sly_scout_env.netpolicy import NO_NETS
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -92,7 +93,7 @@ def _play_recording_deals(game, word, policy, rounds):
     moves = 0
     while row[rules.PHASE] != rules.PHASE_GAME_OVER and moves < 5000:
         before = row.copy()
-        a = pol.choose(pid, row, scratch, obs, rng)
+        a = pol.choose(pid, row, scratch, obs, rng, NO_NETS)
         assert a >= 0 and rules.apply_action(row, a, scratch) == 0
         moves += 1
         if _new_deal(game, rules, before, row):

@@ -12,6 +12,7 @@ import pytest
 from sly_scout_env._rng import stream_words
 from sly_scout_env.games import GAMES, get_game
 from sly_scout_env.learner import SingleLearnerBatch
+from sly_scout_env.netpolicy import compiled_policies, obs_size
 
 
 class Replay:
@@ -24,10 +25,10 @@ class Replay:
         self.P = self.env.num_players
         self.pol = spec.module("policies")
         self.batch = spec.module("batch")
-        self.ids = [self.pol.policy_id(o) for o in opponents]
+        self.ids, self.nets = compiled_policies(game, opponents, self.P, options)
         self.seat_mode = learner_seat
         self.episode = 0
-        self.obs_buf = np.zeros(self.env.observation_size, dtype=np.float32)
+        self.obs_buf = np.zeros(obs_size(self.env.observation_size, self.nets), dtype=np.float32)
         self.scratch = np.zeros(self.pol.CHOOSE_SCRATCH, dtype=np.int64)
         self.start(word)
 
@@ -55,7 +56,7 @@ class Replay:
         while not self.over() and self.env.agent_selection != self.agent:
             seat = self.env.agent_name_mapping[self.env.agent_selection]
             state = self.env._state
-            a = self.pol.choose(self.seat_policy[seat], state, self.scratch, self.obs_buf, self.prng)
+            a = self.pol.choose(self.seat_policy[seat], state, self.scratch, self.obs_buf, self.prng, self.nets)
             self.env.step(int(a))
             total += self.env.rewards[self.agent]
         return total
@@ -78,6 +79,10 @@ CASES = [
     ("sly", dict(num_players=2), "greedy", "rotate", "score", None),
     ("sly", dict(num_players=3), ["greedy", "random"], "rotate", "win", None),
     ("sly", dict(num_players=2), "random", 0, "win", 12),
+    # The trained networks (sly_scout_env.netpolicy), the shipped one for each table:
+    ("sly", dict(num_players=2), "neural", "rotate", "score", None),
+    ("sly", dict(num_players=3), ["neural", "greedy"], "rotate", "win", None),
+    ("scout", dict(num_players=4, rounds=1), "neural", "rotate", "score", None),  # a prior (greedy) network
 ]
 
 
@@ -155,11 +160,11 @@ def test_score_rewards_add_up_to_the_learners_final_total(game):
     assert checked > 20
 
 
-def _trajectory(game, n, rows, steps, threads):
+def _trajectory(game, n, rows, steps, threads, opponents="greedy"):
     before = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        eng = SingleLearnerBatch(game, n, opponents="greedy", learner_seat="rotate", num_players=2, seed=11)
+        eng = SingleLearnerBatch(game, n, opponents=opponents, learner_seat="rotate", num_players=2, seed=11)
         eng.reset()
         out = []
         for k in range(steps):
@@ -174,9 +179,10 @@ def _trajectory(game, n, rows, steps, threads):
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_rows_do_not_depend_on_num_envs_or_threads(game):
-    small = _trajectory(game, 3, 3, 60, 1)
-    large = _trajectory(game, 300, 3, 60, min(2, numba.config.NUMBA_NUM_THREADS))  # the prange path
+@pytest.mark.parametrize("opponents", ["greedy", "neural"])  # neural: the shipped 2-player network, shared by rows
+def test_rows_do_not_depend_on_num_envs_or_threads(game, opponents):
+    small = _trajectory(game, 3, 3, 60, 1, opponents)
+    large = _trajectory(game, 300, 3, 60, min(2, numba.config.NUMBA_NUM_THREADS), opponents)  # the prange path
     for (o1, r1, d1), (o2, r2, d2) in zip(small, large):
         np.testing.assert_array_equal(o1, o2)
         np.testing.assert_array_equal(r1, r2)

@@ -30,7 +30,7 @@ from numba import njit, prange  # noqa: E402
 
 from .._rng import rng_next
 from .. import kernels as K
-from ..kernels import win_rewards
+from ..kernels import win_rewards, work_size
 from . import policies as P
 from . import rules as R
 from .observation import encode_observation, observation_size
@@ -246,10 +246,11 @@ def sim_template(num_players, **options):
 
 
 @njit(cache=True, parallel=True)
-def play_rows(template, words, policy_ids, step_cap, scores, steps, ends):
+def play_rows(template, words, policy_ids, nets, step_cap, scores, steps, ends):
     """Play one unit (a Scout hand, a Sly game) per seed word from the row ``template``.
 
-    Seat ``s`` plays with the compiled policy ``policy_ids[s]``. The deal comes from the
+    Seat ``s`` plays with the compiled policy ``policy_ids[s]`` (``nets``: the packed
+    networks of its ``neural`` seats, ``sly_scout_env.netpolicy``). The deal comes from the
     row generator (word ``words[g]``), the moves from the policy generator seeded with
     ``policies.policy_seed``. Writes the scores (:func:`_unit_result`), the actions taken
     and the end reason (0 if the step cap stopped the unit, -1 if a policy failed).
@@ -262,7 +263,7 @@ def play_rows(template, words, policy_ids, step_cap, scores, steps, ends):
     for b in prange(blocks):
         state = template.copy()
         scratch = np.zeros(SCRATCH_SIZE, dtype=np.int64)
-        obs = np.zeros(_observation_size(template), dtype=np.float32)
+        obs = np.zeros(_observation_size(template) + work_size(nets), dtype=np.float32)
         rng = np.zeros(1, dtype=np.int64)
         for g in range(b * PLAY_BLOCK, min(n, (b + 1) * PLAY_BLOCK)):
             R.reset(state, words[g])
@@ -270,7 +271,7 @@ def play_rows(template, words, policy_ids, step_cap, scores, steps, ends):
             k = 0
             failed = False
             while not game_over(state) and k < step_cap:
-                a = P.choose(policy_ids[state[R.CURRENT_PLAYER]], state, scratch, obs, rng)
+                a = P.choose(policy_ids[state[R.CURRENT_PLAYER]], state, scratch, obs, rng, nets)
                 if a < 0 or _apply_one(state, a, scratch) != 0:
                     failed = True
                     break
@@ -285,15 +286,17 @@ def play_rows(template, words, policy_ids, step_cap, scores, steps, ends):
 
 # -- one learner seat per game, compiled opponents (sly_scout_env.learner) -------------------
 # ``prng[0]`` is the row's policy generator word (seeded at each deal with
-# ``policies.policy_seed``), ``pobs`` the opponents' observation buffer, ``seat_pol[s]``
-# the compiled policy of seat ``s`` (-1: the learner), ``meta`` / ``cfg`` as in kernels.py.
+# ``policies.policy_seed``), ``pobs`` the opponents' observation buffer (observation and
+# the networks' workspace: ``netpolicy.obs_size``), ``nets`` the packed networks of
+# ``neural`` opponents, ``seat_pol[s]`` the compiled policy of seat ``s`` (-1: the
+# learner), ``meta`` / ``cfg`` as in kernels.py.
 @njit(cache=True)
-def _learner_play_opponents(state, scratch, prng, pobs, seat_pol, meta, cfg):
+def _learner_play_opponents(state, scratch, prng, pobs, nets, seat_pol, meta, cfg):
     """Opponents move until the learner is to act, the game is over or truncated; returns an error code."""
     learner = meta[K.M_LEARNER]
     k = 0
     while not game_over(state) and state[R.CURRENT_PLAYER] != learner and not K.learner_truncated(meta, cfg):
-        a = P.choose(seat_pol[state[R.CURRENT_PLAYER]], state, scratch, pobs, prng)
+        a = P.choose(seat_pol[state[R.CURRENT_PLAYER]], state, scratch, pobs, prng, nets)
         if a < 0 or _apply_one(state, a, scratch) != 0:
             return K.ERR_POLICY
         meta[K.M_STEPS] += 1
@@ -304,12 +307,12 @@ def _learner_play_opponents(state, scratch, prng, pobs, seat_pol, meta, cfg):
 
 
 @njit(cache=True)
-def _learner_start(state, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, word, points, obs, mask):
+def _learner_start(state, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, word, points, obs, mask):
     """Deal a game from ``word``, seat the learner and the opponents, play up to the learner's turn."""
     R.reset(state, word)
     prng[0] = P.policy_seed(state, word)
     learner = K.seat_learner(meta, cfg, opp_ids, seat_pol, state[R.NUM_PLAYERS])
-    err = _learner_play_opponents(state, scratch, prng, pobs, seat_pol, meta, cfg)
+    err = _learner_play_opponents(state, scratch, prng, pobs, nets, seat_pol, meta, cfg)
     if err == K.ERR_NONE and (game_over(state) or K.learner_truncated(meta, cfg)):
         err = K.ERR_NO_LEARNER_TURN
     # Points already paid before the learner's first move: its first reward is the
@@ -322,17 +325,18 @@ def _learner_start(state, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, wor
 
 
 @njit(cache=True, parallel=True)
-def learner_reset_rows(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, words, points, obs, masks, errors):
+def learner_reset_rows(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, words, points, obs, masks,
+                       errors):
     """Deal a new game in every row from ``words`` and play to each learner's first turn."""
     for i in prange(states.shape[0]):
         meta[i, K.M_EPISODE] = 0
-        errors[i] = _learner_start(states[i], scratch[i], prng[i], pobs[i], seat_pol[i], meta[i], opp_ids, cfg,
+        errors[i] = _learner_start(states[i], scratch[i], prng[i], pobs[i], nets, seat_pol[i], meta[i], opp_ids, cfg,
                                    words[i], points[i], obs[i], masks[i])
 
 
 @njit(cache=True, inline="always")
-def _learner_step_row(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs, masks,
-                      rewards, dones, truncs, term_obs, final_scores, errors, i):
+def _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
+                      masks, rewards, dones, truncs, term_obs, final_scores, errors, i):
     state = states[i]
     num_p = state[R.NUM_PLAYERS]
     learner = meta[i, K.M_LEARNER]
@@ -341,7 +345,7 @@ def _learner_step_row(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg,
         err = K.ERR_ENGINE
     else:
         meta[i, K.M_STEPS] += 1
-        err = _learner_play_opponents(state, scratch[i], prng[i], pobs[i], seat_pol[i], meta[i], cfg)
+        err = _learner_play_opponents(state, scratch[i], prng[i], pobs[i], nets, seat_pol[i], meta[i], cfg)
     over = game_over(state)
     trunc = (not over) and K.learner_truncated(meta[i], cfg)
     # The learner's reward for its move and every opponent move after it: the points
@@ -363,7 +367,7 @@ def _learner_step_row(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg,
         for p in range(num_p):
             final_scores[i, p] = t[p]
         encode_observation(state, learner, term_obs[i])
-        err = _learner_start(state, scratch[i], prng[i], pobs[i], seat_pol[i], meta[i], opp_ids, cfg,
+        err = _learner_start(state, scratch[i], prng[i], pobs[i], nets, seat_pol[i], meta[i], opp_ids, cfg,
                              _new_word(state), points[i], obs[i], masks[i])
     elif err == K.ERR_NONE:
         points_into(state, points[i])
@@ -374,25 +378,25 @@ def _learner_step_row(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg,
 
 
 @njit(cache=True, parallel=True)
-def _learner_step_parallel(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
+def _learner_step_parallel(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
                            masks, rewards, dones, truncs, term_obs, final_scores, errors):
     for i in prange(states.shape[0]):
-        _learner_step_row(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
+        _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
                           masks, rewards, dones, truncs, term_obs, final_scores, errors, i)
 
 
 @njit(cache=True)
-def _learner_step_serial(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
+def _learner_step_serial(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
                          masks, rewards, dones, truncs, term_obs, final_scores, errors):
     for i in range(states.shape[0]):
-        _learner_step_row(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
+        _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
                           masks, rewards, dones, truncs, term_obs, final_scores, errors, i)
 
 
-def learner_step_rows(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs, masks,
+def learner_step_rows(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs, masks,
                       rewards, dones, truncs, term_obs, final_scores, errors):
     """Apply each row's learner action, pay its reward, play the opponents to its next turn
     (a finished game is restarted at once); ``errors[i]`` gets a kernels.ERR_* code."""
     step = _learner_step_serial if states.shape[0] < SERIAL_BELOW else _learner_step_parallel
-    step(states, scratch, prng, pobs, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs, masks, rewards, dones,
-         truncs, term_obs, final_scores, errors)
+    step(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs, masks, rewards,
+         dones, truncs, term_obs, final_scores, errors)

@@ -12,6 +12,7 @@ from agents.views import player_view
 from sly_scout_env import scout_v0
 from sly_scout_env.scout import rules as R
 from sly_scout_env.scout.determinize import MAX_HIDDEN, count_hidden, determinize, row_from_view
+from sly_scout_env.netpolicy import NO_NETS
 
 
 def _played(num_players, seed, moves, rounds=None):
@@ -274,6 +275,6 @@ def test_prior_ranks_the_heuristics_move_first(num_players):
     ad.prior(row, 0, legal, n, np.zeros(1, dtype=np.int64), out)
     assert not np.isnan(out[:n]).any()
     g = int(SP.choose(SP.GREEDY, row.copy(), R.make_scratch(), np.zeros(observation_size(num_players), np.float32),
-                      np.array([3], dtype=np.int64)))
+                      np.array([3], dtype=np.int64), NO_NETS))
     assert g in set(legal[:n])  # pruning never drops the heuristic's move
     assert out[list(legal[:n]).index(g)] == out[:n].max()

@@ -11,6 +11,7 @@ from sly_scout_env.sly import policies as SP
 from sly_scout_env.sly import rules as R
 from sly_scout_env.sly.heuristic import WORK_SIZE, greedy_act
 from sly_scout_env.sly.observation import encode_observation, observation_size
+from sly_scout_env.netpolicy import NO_NETS
 
 
 def _env_from(d):
@@ -25,7 +26,7 @@ def _greedy_choice(env, word=12345):
     row = env.unwrapped._state.copy()
     scratch = np.zeros(SP.CHOOSE_SCRATCH, dtype=np.int64)
     obs = np.zeros(observation_size(int(row[R.NUM_PLAYERS]), int(row[R.HEN_HOUSES])), dtype=np.float32)
-    return int(SP.choose(SP.policy_id("greedy"), row, scratch, obs, np.array([word], dtype=np.int64)))
+    return int(SP.choose(SP.policy_id("greedy"), row, scratch, obs, np.array([word], dtype=np.int64), NO_NETS))
 
 
 def test_compiled_greedy_refuses_a_scratch_too_small_instead_of_overrunning_it():
@@ -35,8 +36,8 @@ def test_compiled_greedy_refuses_a_scratch_too_small_instead_of_overrunning_it()
     obs = np.zeros(observation_size(3, 2), dtype=np.float32)
     rng = np.array([5], dtype=np.int64)
     with pytest.raises(ValueError, match="CHOOSE_SCRATCH"):
-        SP.choose(SP.policy_id("greedy"), row, np.zeros(R.num_actions(2), dtype=np.int64), obs, rng)
-    assert SP.choose(SP.policy_id("greedy"), row, np.zeros(SP.CHOOSE_SCRATCH, dtype=np.int64), obs, rng) >= 0
+        SP.choose(SP.policy_id("greedy"), row, np.zeros(R.num_actions(2), dtype=np.int64), obs, rng, NO_NETS)
+    assert SP.choose(SP.policy_id("greedy"), row, np.zeros(SP.CHOOSE_SCRATCH, dtype=np.int64), obs, rng, NO_NETS) >= 0
 
 
 def _base(num_players=2):
@@ -51,7 +52,7 @@ def _base(num_players=2):
 
 
 def test_policy_names_and_ids():
-    assert SP.POLICY_NAMES == ("random", "greedy")
+    assert SP.POLICY_NAMES == ("random", "greedy", "neural")
     assert SP.policy_id("greedy") == SP.GREEDY == 1
     with pytest.raises(ValueError, match="greedy"):
         SP.policy_id("smart")

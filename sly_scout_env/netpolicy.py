@@ -1,0 +1,151 @@
+"""The ``neural`` checkpoints as compiled policies: their forward pass inside Numba.
+
+    simulate("sly", 100_000, players=2, policies=["neural", "greedy"])
+    simulate("scout", 10_000, players=4, policies="neural:path=run/final.npz,greedy,greedy,neural")
+    SingleAgentVecEnv("scout", 256, opponents="neural", num_players=4)      # sly-scout train --fast
+    make("ismcts", rollout="neural")
+
+Names. ``"neural"`` plays the checkpoint shipped for the game, player count and options
+(:func:`sly_scout_env.netfile.shipped_for`: a count without one is refused naming the
+counts that have one); ``"neural:path=FILE"`` plays a checkpoint of your own (checked
+against the table). :func:`compiled_policies` turns one name per seat into policy ids and
+the packed networks ``nets``.
+
+Why the weights travel as an argument: a Numba kernel compiled with ``cache=True`` would
+bake module globals into its cache, and the networks are data chosen at run time. So
+every ``policies.choose`` takes ``nets``, one read-only float32 array holding every
+network a run plays (an empty array when no seat plays ``neural``). Policy id
+``policies.NEURAL + k`` plays network ``k``; a table with several checkpoints (yours
+against the shipped one) holds one network per distinct file.
+
+The forward pass is compiled in ``sly_scout_env/kernels.py`` (it knows no game; the game
+folders' ``policies.choose`` call it); this module packs the networks and resolves names.
+
+Layout of ``nets`` (integers stored as float32, exact below 2**24)::
+
+    [K, offset_0 .. offset_{K-1}, net_0, net_1, ...]
+    net: [in, L, activation, prior id, prior weight, h_1 .. h_L, out,
+          layer 1 .. L: weight transposed (in, out) row-major, bias (out,),
+          head: weight (out, h_L) row-major, bias (out,)]
+
+Hidden layers are stored transposed so that the forward pass adds ``x_j * W[:, j]`` over
+the non-zero inputs only (the observations are mostly zeros) in loops Numba vectorizes;
+the head computes the logits of the legal actions only. The hidden activations go to
+the caller's ``obs`` buffer after the observation (``obs[in:]``): ``choose`` allocates
+nothing and the shared ``nets`` is only read, so rows may run in parallel. Callers size
+``obs`` with :func:`obs_size`.
+
+The move: the masked argmax of the logits (plus ``prior weight`` at the prior policy's
+move when the checkpoint has a prior), the lowest legal id among equal logits, as
+``NeuralPolicy.act(deterministic=True)``. The sums run in float32 in another order than
+numpy's, so the two can differ only where two legal logits are within float32 rounding
+(tests/test_netpolicy.py compares them on positions of every shipped checkpoint).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from . import kernels as K
+from .games import get_game
+from .kernels import NO_NETS, work_size  # noqa: F401  (part of this module's interface)
+from .netfile import ACTIVATIONS, CheckpointError, load, shipped_for, table_sizes
+
+# The activation codes of the layout (kernels.net_move reads them).
+ACTIVATION_CODES = {"Tanh": K.NET_TANH, "ReLU": K.NET_RELU}
+assert set(ACTIVATION_CODES) == set(ACTIVATIONS)
+_FLOAT32_EXACT = 2**24
+
+
+def pack(policies, prior_ids) -> np.ndarray:
+    """``nets`` for the :class:`~sly_scout_env.netfile.NeuralPolicy` list ``policies``;
+    ``prior_ids[k]``: the compiled policy id of network ``k``'s prior (-1: none)."""
+    if not policies:
+        return NO_NETS.copy()
+    blocks = []
+    for p, prior_id in zip(policies, prior_ids):
+        sizes = [w.shape[0] for w, _ in p.layers] + [p.head[0].shape[0]]
+        weight = 0.0 if p.prior is None else float(p.prior["weight"])
+        parts = [np.array([p.observation_size, len(p.layers), ACTIVATION_CODES[p.meta["activation"]], prior_id,
+                           weight] + sizes, dtype=np.float32)]
+        for w, b in p.layers:
+            parts += [np.ascontiguousarray(w.T).ravel(), b]
+        parts += [p.head[0].ravel(), p.head[1]]
+        blocks.append(np.concatenate(parts).astype(np.float32))
+    k = len(blocks)
+    offsets = np.cumsum([1 + k] + [len(b) for b in blocks[:-1]])
+    if offsets[-1] + len(blocks[-1]) >= _FLOAT32_EXACT:
+        raise ValueError(f"{k} networks of {sum(map(len, blocks))} weights in all are too large to pack "
+                         f"(at most {_FLOAT32_EXACT} floats)")
+    return np.concatenate([np.array([k], np.float32), offsets.astype(np.float32)] + blocks)
+
+
+def obs_size(observation_size: int, nets) -> int:
+    """Length of the float32 ``obs`` buffer that ``choose`` needs with ``nets``."""
+    return int(observation_size) + int(work_size(nets))
+
+
+def parse_name(name: str, names) -> tuple[str, dict]:
+    """``"neural:path=FILE"`` -> ``("neural", {"path": FILE})``; ValueError naming the allowed forms."""
+    if not isinstance(name, str):
+        raise ValueError(f"policy {name!r} is not a name; give one of: {', '.join(names)} (or neural:path=FILE)")
+    base, _, rest = name.strip().partition(":")
+    if base not in names:
+        raise ValueError(f"unknown compiled policy {name!r}; allowed: {', '.join(names)} (or neural:path=FILE)")
+    params = {}
+    for item in rest.split(":") if rest else ():  # the bots' spec form: name:key=value
+        key, eq, value = item.partition("=")
+        if not eq or key.strip() != "path" or base != "neural" or not value.strip():
+            raise ValueError(f"policy {name!r}: {item!r} is not allowed; only neural takes a parameter, "
+                             "path=FILE (a checkpoint of your own)")
+        params["path"] = value.strip()
+    return base, params
+
+
+def _checkpoint(game, num_players, options, path):
+    """The checkpoint that plays ``neural`` (``path`` None: the shipped one) at this table."""
+    if path is None:
+        return shipped_for(game, num_players, options)
+    p = load(path)
+    spec = get_game(game)
+    size = table_sizes(game, num_players, json.dumps({k: v for k, v in options.items() if k in spec.option_names},
+                                                     sort_keys=True, default=str))[0]
+    if (p.game, p.players, p.observation_size) != (game, num_players, size):
+        raise CheckpointError(f"the neural checkpoint {p.source} was trained on {p.game} with {p.players} players "
+                              f"(observation size {p.observation_size}); this table is {game} with {num_players} "
+                              f"players and options {options} (observation size {size})")
+    return p
+
+
+def compiled_policies(game: str, names, num_players: int, options: dict | None = None):
+    """``(ids, nets)``: the compiled policy id of each name and the packed networks.
+
+    ``names``: ``"random"``, ``"greedy"``, ``"neural"``, ``"neural:path=FILE"`` (the
+    game's ``policies.POLICY_NAMES``, neural with an optional checkpoint). ``options``:
+    the table's game options (they pick the shipped checkpoint). ValueError (or its
+    subclass CheckpointError) naming the bad name or checkpoint.
+    """
+    pol = get_game(game).module("policies")
+    options = dict(options or {})
+    ids, policies, priors, seen = [], [], [], {}
+    for name in names:
+        base, params = parse_name(name, pol.POLICY_NAMES)
+        if base != "neural":
+            ids.append(pol.policy_id(base))
+            continue
+        p = _checkpoint(game, num_players, options, params.get("path"))
+        if p.source not in seen:
+            prior_id = -1
+            if p.prior is not None:
+                if p.prior["bot"] not in pol.POLICY_NAMES or p.prior["bot"] == "neural":
+                    raise CheckpointError(f"the neural checkpoint {p.source} adds the moves of the bot "
+                                          f"{p.prior['bot']!r}, which has no compiled {game} policy (compiled "
+                                          f"priors: {', '.join(n for n in pol.POLICY_NAMES if n != 'neural')})")
+                prior_id = pol.policy_id(p.prior["bot"])
+            seen[p.source] = len(policies)
+            policies.append(p)
+            priors.append(prior_id)
+        ids.append(pol.NEURAL + seen[p.source])
+    return np.array(ids, dtype=np.int64), pack(policies, priors)
