@@ -199,7 +199,7 @@ class ISMCTS:
     """The search itself, for one adapter (reusable across decisions)."""
 
     def __init__(self, adapter, *, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="mixed",
-                 score_scale=5.0, top_k=None, opponents="hybrid", guide=None, guide_c=1.0):
+                 score_scale=5.0, top_k=None, opponents="hybrid", guide=None, guide_c=8.0):
         check_guide_c(guide_c)
         if opponents not in OPPONENTS:
             raise ValueError(f"opponents={opponents!r} is not allowed; allowed values: {', '.join(OPPONENTS)}")
@@ -443,14 +443,15 @@ class ISMCTSAgent(Agent):
     ``opponents`` (``"hybrid"`` default, ``"tree"``, ``"policy"``), ``guide`` (None
     default, or ``"neural"``: PUCT selection on the trained network's prior, see the module
     docstring), ``guide_path`` (a checkpoint of your own for the guide; default the shipped
-    one for the table), ``guide_c`` (the PUCT constant, default 1.0).
+    one for the table), ``guide_c`` (the PUCT constant, default 8.0: the best of 0.5, 2, 4,
+    8, 16 in Sly 2p at 0.05 s per move, docs/training.md "Search guided by the network").
     """
 
     name = "ismcts"
     needs_view = True
 
     def __init__(self, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="mixed", score_scale=5.0,
-                 top_k=None, opponents="hybrid", guide=None, guide_path=None, guide_c=1.0):
+                 top_k=None, opponents="hybrid", guide=None, guide_path=None, guide_c=8.0):
         super().__init__()
         self.params = dict(iterations=iterations, time_limit=time_limit, c=c, rollout=rollout, value=value,
                            score_scale=score_scale, top_k=top_k, opponents=opponents)

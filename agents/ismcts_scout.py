@@ -256,13 +256,18 @@ class ScoutISMCTSAgent(ISMCTSAgent):
     ``"mixed"``, 0.77 with ``"score"``); and ``top_k`` defaults to 3: progressive widening
     at the bot's own nodes to the ``3 + visits**0.25`` moves the heuristic (``prior``)
     values most (same games: 0.81, and at 50 iterations 0.46 win rate against greedy's
-    0.04, where without widening 50 iterations lose to greedy).
+    0.04, where without widening 50 iterations lose to greedy). With ``guide="neural"`` the
+    defaults are ``top_k=None`` (the network's prior ranks the moves instead; with the
+    widening too the guided bot lost more) and ``guide_c=0.1`` (docs/training.md, "Search
+    guided by the network"); ``top_k="auto"`` (the default) stands for this choice.
     """
 
     plays = ("scout",)
 
-    def __init__(self, horizon="round", prune=True, value="score", top_k=3, **params):
-        super().__init__(value=value, top_k=top_k, **params)
+    def __init__(self, horizon="round", prune=True, value="score", top_k="auto", guide=None, guide_c=0.1, **params):
+        if top_k == "auto":
+            top_k = 3 if guide is None else None
+        super().__init__(value=value, top_k=top_k, guide=guide, guide_c=guide_c, **params)
         # Validate now: a bad parameter should fail at make(), not in the first game.
         ScoutAdapter(2, {}, horizon=horizon, prune=prune)
         self.adapter_params = dict(horizon=horizon, prune=prune)

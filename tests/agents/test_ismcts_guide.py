@@ -158,6 +158,10 @@ def test_spec_with_a_guide():
     bot = make_from_spec("ismcts:guide=neural:guide_c=0.5:iterations=4", game="scout")
     assert bot.guide == "neural" and bot.guide_c == 0.5
     assert make_from_spec("ismcts:guide=none", game="sly").guide is None
+    # Scout's widening is on by default only without a guide (the guide ranks the moves itself)
+    assert make_from_spec("ismcts", game="scout").params["top_k"] == 3
+    assert make_from_spec("ismcts:guide=neural", game="scout").params["top_k"] is None
+    assert make_from_spec("ismcts:guide=neural:top_k=3", game="scout").params["top_k"] == 3
 
 
 def test_neural_logits_are_what_act_plays():
