@@ -78,8 +78,10 @@ and so does an opponent's observation (its hand is re-dealt). ``P`` is computed 
 and kept: one forward pass per node (plus one when a determinization makes new edges
 legal), not one per visit, which would cost a forward pass per tree level per
 iteration. Availability counts replace the parent's visit count in the ``sqrt``, as in
-the UCB rule above. ``top_k`` widening, when on, still restricts the observer's edges
-first. ``guide=None`` (default) is the plain search above, move for move.
+the UCB rule above. (A Scout checkpoint adds the move of ``greedy``, which breaks ties
+at random: a node keeps the draw of its first evaluation.) ``top_k`` widening, when on,
+still restricts the observer's edges first. ``guide=None`` (default) is the plain search
+above, move for move.
 
 Adapter protocol
 ----------------

@@ -5,17 +5,17 @@
 
 Both bots get the same ``time_limit`` per move and no iteration cap (``iterations=None``),
 as in the arena comparison of docs/training.md ("Search guided by the network"). What is
-timed: ``act()`` on positions of real games (random play from fresh deals, collected
-first). The table gives, per bot, the median and 90th percentile of the wall time per
-move (the search stops at its first iteration past the deadline, so a move takes a
-little more than ``time_limit``) and the median of its iterations per move. Shared,
-noisy machines: medians, never asserted in tests.
+timed: ``act()`` on positions where the mover has two moves or more, taken from games
+``greedy`` plays against itself (fresh deals; collected before any timing). Per bot the
+table gives the median and 90th percentile of the wall time per move (the search stops
+at its first iteration past the deadline, so a move takes a little more than
+``time_limit``) and the median of its iterations per move. Shared, noisy machines:
+medians, never asserted in tests.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -29,23 +29,24 @@ from agents.views import player_view  # noqa: E402
 from sly_scout_env.games import get_game  # noqa: E402
 
 
-def positions(game, players, count, seed=0):
-    """(observation, mask, info) of positions with at least two legal moves, from random play."""
-    rng = np.random.default_rng(seed)
-    out = []
-    g = 0
-    while len(out) < count:
+def greedy_positions(game, players, count):
+    """``count`` decisions (seat, observation, mask, info with the view) from greedy self-play."""
+    found, deal = [], 0
+    bots = [make("greedy", game=game) for _ in range(players)]
+    while len(found) < count:
         env = get_game(game).raw_env(num_players=players)
-        env.reset(seed=seed * 100_000 + g)
-        g += 1
-        while not all(env.terminations.values()) and len(out) < count:
+        env.reset(seed=deal)
+        for s, bot in enumerate(bots):
+            bot.reset(deal * 10 + s, game=game, num_players=players, seat=s, options={})
+        deal += 1
+        while len(found) < count and not all(env.terminations.values()):
             seat = env.agent_name_mapping[env.agent_selection]
             o = env.observe(env.agent_selection)
-            if o["action_mask"].sum() >= 2:
-                out.append((seat, o["observation"].copy(), o["action_mask"].copy(),
-                            {"seat": seat, "view": player_view(env.state_dict(), seat)}))
-            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
-    return out
+            info = {"seat": seat, "view": player_view(env.state_dict(), seat)}
+            if o["action_mask"].sum() > 1:
+                found.append((seat, o["observation"].copy(), o["action_mask"].copy(), info))
+            env.step(int(bots[seat].act(o["observation"], o["action_mask"], info)))
+    return found
 
 
 def measure(game, players, spec_kw, pos):
@@ -75,12 +76,12 @@ def main(argv=None) -> int:
     for table in args.tables.split(","):
         game, players = table.split(":")
         players = int(players)
-        pos = positions(game, players, args.positions)
+        pos = greedy_positions(game, players, args.positions)
         measure(game, players, dict(guided, iterations=3), pos[:3])  # compile and load outside the timing
         for label, kw in (("ismcts", {}), ("ismcts:guide=neural", guided)):
             s, it = measure(game, players, dict(kw, iterations=None, time_limit=args.time_limit), pos)
-            print(f"| {game} | {players} | {label} | {statistics.median(s):.4f} | {np.percentile(s, 90):.4f} | "
-                  f"{statistics.median(it):.0f} |")
+            print(f"| {game} | {players} | {label} | {np.median(s):.4f} | {np.percentile(s, 90):.4f} | "
+                  f"{np.median(it):.0f} |")
     return 0
 
 
