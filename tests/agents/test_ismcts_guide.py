@@ -113,10 +113,17 @@ def test_root_priors_are_the_networks_softmax_from_the_observers_observation(gam
 def test_the_prior_steers_the_visits_to_the_networks_move(game, players):
     """Tiny budget: guided visits pile on the prior's favourite; plain UCB tries moves in turn."""
     for env in _positions(game, players, 5, seed=1):
-        root, _, o = _guided_root(game, players, env, iterations=12, guide_c=20.0, top_k=None)
+        root, agent, o = _guided_root(game, players, env, iterations=12, guide_c=20.0, top_k=None)
         visits = {k: ch.visits for k, ch in root.children.items()}
         favourite = max(root.guide, key=root.guide.get)
         assert max(visits, key=visits.get) == favourite
+        # ... and that is the network's favourite among the edges (with its prior bot's move,
+        # whichever legal move that was: Scout's greedy breaks ties at random)
+        edges = np.array(sorted(root.guide))
+        z = agent.policy.logits(o["observation"]).astype(np.float64)[edges]
+        w = 0.0 if agent.policy.prior is None else agent.policy.prior["weight"]
+        assert any(edges[np.argmax(z + w * (edges == a))] == favourite
+                   for a in np.flatnonzero(o["action_mask"]))
         assert visits[favourite] >= 12 * min(0.5, root.guide[favourite])
         seat = env.agent_name_mapping[env.agent_selection]
         plain = make("ismcts", game=game, iterations=12, top_k=None)
