@@ -56,6 +56,34 @@ progressive widening at the observer's nodes to the ``top_k + visits**0.25`` mov
 adapter's ``prior`` ranks best (measured: pruning to the heuristic's favourites
 hurts in Sly, so it is off by default).
 
+Guide (``guide="neural"``)
+-------------------------
+The trained network (``agents.neural``, the shipped checkpoint for the table or
+``guide_path=FILE``) can weight the tree's exploration, PUCT-style (as in AlphaZero):
+at every node where the tree chooses, the edge maximising
+
+    Q + guide_c * P(edge) * sqrt(availability) / (1 + visits)
+
+is followed, where ``Q`` is the edge's mean value for the player to move (an edge never
+visited takes its parent's mean, "first-play urgency"), and ``P(edge)`` is the network's
+masked softmax over the mover's legal actions, summed over the actions behind the edge
+(for an opponent's hidden Lay in Sly: the probability it lays on that space). The
+network reads **the mover's own observation** of the determinized row (the adapter's
+``guide_inputs``), with the same logits its ``act`` plays from (a checkpoint's prior
+bot included). Unlike plain UCB, an unvisited edge is not tried before every other:
+with a small budget the visits go to the moves the network likes.
+
+SO-ISMCTS specifics. The edges available at a node change with the determinization,
+and so does an opponent's observation (its hand is re-dealt). ``P`` is computed for a
+(node, edge) **when the edge is first seen**, from that iteration's determinization,
+and kept: one forward pass per node (plus one when a determinization makes new edges
+legal), not one per visit, which would cost a forward pass per tree level per
+iteration. Availability counts replace the parent's visit count in the ``sqrt``, as in
+the UCB rule above. (A Scout checkpoint adds the move of ``greedy``, which breaks ties
+at random: a node keeps the draw of its first evaluation.) ``top_k`` widening, when on,
+still restricts the observer's edges first. ``guide=None`` (default) is the plain search
+above, move for move.
+
 Adapter protocol
 ----------------
 A game plugs in with an object providing (``row`` is the game's flat int64 state row;
@@ -95,6 +123,9 @@ every method may be plain Python calling compiled kernels):
     compiled moves, ``sly_scout_env.netpolicy``).
 ``returns(row) -> sequence of float``
     Final scores per seat.
+``observation_size: int`` and ``guide_inputs(row, obs_out, legal_out) -> n`` (for ``guide``)
+    The observation of the player to move, as the env would give it to that seat, into
+    ``obs_out``; its legal action ids (unpruned: the env's mask) into ``legal_out``.
 
 Register an adapter with :func:`register_adapter` (``"game"`` -> ``"module:Class"``).
 """
@@ -118,6 +149,7 @@ ADAPTERS: dict[str, str] = {
 VALUES = ("win", "score", "mixed")
 ROLLOUTS = ("random", "greedy", "neural")
 OPPONENTS = ("tree", "hybrid", "policy")
+GUIDES = ("neural",)  # besides None: what may weight the tree's exploration (see Guide)
 
 
 def register_adapter(game: str, factory: str) -> None:
@@ -140,11 +172,12 @@ def _adapter_for(game: str, num_players: int, options: dict):
 class Node:
     """A node of the observer's tree: statistics of the edge that leads here."""
 
-    __slots__ = ("children", "visits", "avail", "value", "prior")
+    __slots__ = ("children", "visits", "avail", "value", "prior", "guide")
 
     def __init__(self, num_players: int) -> None:
         self.children: dict[int, Node] = {}
         self.prior: dict[int, float] | None = None  # heuristic value per edge (observer's nodes)
+        self.guide: dict[int, float] | None = None  # the guide's probability per edge (PUCT prior)
         self.visits = 0
         self.avail = 0
         self.value = np.zeros(num_players)  # value sum per seat
@@ -171,7 +204,8 @@ class ISMCTS:
     """The search itself, for one adapter (reusable across decisions)."""
 
     def __init__(self, adapter, *, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="mixed",
-                 score_scale=5.0, top_k=None, opponents="hybrid"):
+                 score_scale=5.0, top_k=None, opponents="hybrid", guide=None, guide_c=8.0):
+        check_guide_c(guide_c)
         if opponents not in OPPONENTS:
             raise ValueError(f"opponents={opponents!r} is not allowed; allowed values: {', '.join(OPPONENTS)}")
         if rollout not in ROLLOUTS:
@@ -205,6 +239,8 @@ class ISMCTS:
         self._keys = np.zeros(adapter.num_actions, dtype=np.int64)
         self.last_iterations = 0
         self.last_root: Node | None = None
+        self.guide = guide  # None, or a NetworkGuide for this adapter (PUCT selection, see Guide)
+        self.guide_c = float(guide_c)
 
     def search(self, root_row: np.ndarray, observer: int, rng: np.random.Generator) -> int:
         """The action to play from ``root_row`` (a row consistent with ``observer``'s view)."""
@@ -254,7 +290,10 @@ class ISMCTS:
                 if self.top_k is not None and mover == observer:
                     groups, ranked = self._widen(node, groups, row, observer, n, word)
                 untried = [k for k in groups if k not in node.children]
-                if untried and not expanded:
+                if self.guide is not None:
+                    k, child = self._guided_edge(node, groups, row, mover)
+                    expanded = child.visits == 0  # a leaf: roll out from it
+                elif untried and not expanded:
                     if ranked is not None:  # the heuristic's favourite untried move first
                         k = next(key for key in ranked if key not in node.children)
                     else:
@@ -290,7 +329,7 @@ class ISMCTS:
                 path.append(node)
                 if expanded:
                     break
-            if expanded:
+            if expanded and self.guide is None:  # (guided: counted in _guided_edge)
                 node.avail += 1  # a new child was available when it was created
             if not ad.is_terminal(row):
                 ad.rollout(row, self.rollout_id)
@@ -325,6 +364,79 @@ class ISMCTS:
             groups = {k: groups[k] for k in ranked}
         return groups, ranked
 
+    def _guided_edge(self, node, groups, row, mover):
+        """PUCT selection on the guide's prior (module docstring, Guide): the edge key and its child.
+
+        Every available edge gets a child (visits 0 until it is played) whose availability
+        grows by one; the guide's probabilities are computed for edges seen for the first time.
+        """
+        probs = node.guide
+        if probs is None:
+            probs = node.guide = {}
+        if any(k not in probs for k in groups):
+            p = self.guide.probabilities(row)
+            for key, actions in groups.items():
+                if key not in probs:
+                    probs[key] = float(sum(p[a] for a in actions))
+        fpu = node.value[mover] / node.visits if node.visits else 0.5
+        best = -math.inf
+        best_key = None
+        for key in groups:
+            ch = node.children.get(key)
+            if ch is None:
+                ch = node.children[key] = Node(len(node.value))
+            ch.avail += 1
+            q = ch.value[mover] / ch.visits if ch.visits else fpu
+            score = q + self.guide_c * probs[key] * math.sqrt(ch.avail) / (1 + ch.visits)
+            if score > best:
+                best = score
+                best_key = key
+        return best_key, node.children[best_key]
+
+
+def check_guide_c(guide_c) -> None:
+    if isinstance(guide_c, bool) or not (isinstance(guide_c, (int, float)) and guide_c >= 0):
+        raise ValueError(f"guide_c={guide_c!r} is not allowed; give a PUCT exploration constant >= 0")
+
+
+def check_guide(guide, guide_path) -> None:
+    """``guide`` is None or one of GUIDES; ``guide_path`` only comes with a guide."""
+    if guide is not None and guide not in GUIDES:
+        raise ValueError(f"guide={guide!r} is not allowed; allowed values: none, {', '.join(GUIDES)}")
+    if guide_path is not None and guide is None:
+        raise ValueError(f"guide_path={guide_path!r} needs a guide: give guide=neural with it")
+
+
+class NetworkGuide:
+    """The network's masked softmax over the legal actions of the player to move in a row.
+
+    ``agent`` is a reset :class:`agents.neural.NeuralAgent` (its checks chose and validated
+    the checkpoint for the table); the observation comes from the adapter's ``guide_inputs``.
+    """
+
+    def __init__(self, adapter, agent) -> None:
+        if agent.policy.observation_size != adapter.observation_size:
+            raise ValueError(f"the guide checkpoint {agent.policy.source} reads observations of size "
+                             f"{agent.policy.observation_size}; this table's are {adapter.observation_size}")
+        self.adapter = adapter
+        self.agent = agent
+        self._obs = np.zeros(adapter.observation_size, dtype=np.float32)
+        self._legal = np.zeros(adapter.num_actions, dtype=np.int64)
+        self._mask = np.zeros(adapter.num_actions, dtype=np.int8)
+        self._p = np.zeros(adapter.num_actions, dtype=np.float64)
+
+    def probabilities(self, row) -> np.ndarray:
+        """Per action id: the mover's probability (0 off its legal actions); a view, reused."""
+        n = self.adapter.guide_inputs(row, self._obs, self._legal)
+        legal = self._legal[:n]
+        self._mask[:] = 0
+        self._mask[legal] = 1
+        z = self.agent.logits(self._obs, self._mask)[legal]
+        e = np.exp(z - z.max())
+        self._p[:] = 0.0
+        self._p[legal] = e / e.sum()
+        return self._p
+
 
 class ISMCTSAgent(Agent):
     """``ismcts``: SO-ISMCTS with compiled determinization and rollouts (see module docstring).
@@ -333,14 +445,18 @@ class ISMCTSAgent(Agent):
     default None), ``c`` (UCB exploration, default 0.3), ``rollout`` (``"greedy"``
     default, ``"random"`` or ``"neural"``), ``value`` (``"mixed"`` default, ``"win"``, ``"score"``),
     ``score_scale`` (points, default 5), ``top_k`` (progressive widening, default None),
-    ``opponents`` (``"hybrid"`` default, ``"tree"``, ``"policy"``).
+    ``opponents`` (``"hybrid"`` default, ``"tree"``, ``"policy"``), ``guide`` (None
+    default, or ``"neural"``: PUCT selection on the trained network's prior, see the module
+    docstring), ``guide_path`` (a checkpoint of your own for the guide; default the shipped
+    one for the table), ``guide_c`` (the PUCT constant, default 8.0: the best of 0.5, 2, 4,
+    8, 16 in Sly 2p at 0.05 s per move, docs/training.md "Search guided by the network").
     """
 
     name = "ismcts"
     needs_view = True
 
     def __init__(self, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="mixed", score_scale=5.0,
-                 top_k=None, opponents="hybrid"):
+                 top_k=None, opponents="hybrid", guide=None, guide_path=None, guide_c=8.0):
         super().__init__()
         self.params = dict(iterations=iterations, time_limit=time_limit, c=c, rollout=rollout, value=value,
                            score_scale=score_scale, top_k=top_k, opponents=opponents)
@@ -348,12 +464,37 @@ class ISMCTSAgent(Agent):
         ISMCTS(_DummyAdapter(), **self.params)
         self.search: ISMCTS | None = None
         self._key = None
+        check_guide(guide, guide_path)
+        check_guide_c(guide_c)
+        self.guide, self.guide_c = guide, guide_c
+        self._guide_agent = None
+        if guide is not None:
+            from .neural import NeuralAgent
+
+            self._guide_agent = NeuralAgent(path=guide_path)  # reads (and checks) guide_path now
+
+    def _new_search(self, adapter) -> ISMCTS:
+        if self._guide_agent is None:
+            return ISMCTS(adapter, **self.params)
+        return ISMCTS(adapter, guide=NetworkGuide(adapter, self._guide_agent), guide_c=self.guide_c, **self.params)
+
+    def _reset_guide(self, seed) -> None:
+        """Reset the guide's network for this table (refused: a checkpoint of another table).
+
+        Its seed is derived from ``seed`` without drawing from the bot's generator, so
+        the unguided bot's moves do not change.
+        """
+        if self._guide_agent is not None:
+            guide_seed = None if seed is None else int(np.random.SeedSequence([int(seed), 0x6A1DE]).generate_state(1)[0])
+            self._guide_agent.reset(guide_seed, game=self.game, num_players=self.num_players, seat=self.seat,
+                                    options=self.options)
 
     def reset(self, seed, *, game, num_players, seat, options) -> None:
         super().reset(seed, game=game, num_players=num_players, seat=seat, options=options)
+        self._reset_guide(seed)
         key = (game, num_players, tuple(sorted(self.options.items())))
         if key != self._key:
-            self.search = ISMCTS(_adapter_for(game, num_players, self.options), **self.params)
+            self.search = self._new_search(_adapter_for(game, num_players, self.options))
             self._key = key
 
     def act(self, observation, action_mask, info) -> int:

@@ -55,7 +55,7 @@ from sly_scout_env.scout.heuristic import NEG, action_values, make_work
 from sly_scout_env.scout.observation import encode_observation, observation_size
 
 from .base import Agent
-from .ismcts import ISMCTS, ISMCTSAgent
+from .ismcts import ISMCTSAgent
 
 ROLLOUT_STEP_CAP = 5_000  # a Scout round ends within a few hundred moves; a guard, not a limit in practice
 HORIZONS = ("round", "game")
@@ -123,6 +123,23 @@ def prior(state, observer, legal, n, obs, work, values, out):
 
 
 @njit(cache=True)
+def guide_inputs(state, rounds, obs, scratch, legal):
+    """The mover's observation into ``obs`` and its legal actions into ``legal``; returns their count.
+
+    The observation shows the real game length ``rounds`` (the env's), not the row's, which
+    the round horizon cuts short: the network must read what it was trained on.
+    """
+    cut = state[R.O_ROUNDS]
+    state[R.O_ROUNDS] = rounds
+    encode_observation(state, state[R.CURRENT_PLAYER], obs)
+    state[R.O_ROUNDS] = cut
+    n = R.legal_actions(state, scratch)
+    for i in range(n):
+        legal[i] = scratch[i]
+    return n
+
+
+@njit(cache=True)
 def rollout(state, policy, scratch, obs, prng, nets, step_cap):
     """Play ``state`` to game over (or ``step_cap`` moves) with compiled ``policy``; returns 0, or -1 on error."""
     k = 0
@@ -150,7 +167,8 @@ class ScoutAdapter:
         self.rounds = opts["rounds"]  # the real game length (the row's is cut to the horizon)
         self.prune = bool(prune)
         self._scratch = R.make_scratch()
-        self._obs = np.zeros(observation_size(self.num_players), dtype=np.float32)
+        self.observation_size = int(observation_size(self.num_players))
+        self._obs = np.zeros(self.observation_size, dtype=np.float32)
         self._prng = np.zeros(1, dtype=np.int64)
         self._pool = np.zeros(MAX_HIDDEN, dtype=np.int64)
         self._work = make_work()
@@ -189,6 +207,13 @@ class ScoutAdapter:
     def prior(self, row, observer, legal, n, rng_word, out) -> None:
         """Heuristic value of the observer's moves (for ``top_k`` progressive widening)."""
         prior(row, observer, legal, n, self._obs, self._work, self._values, out)
+
+    def guide_inputs(self, row, obs_out, legal_out) -> int:
+        """The mover's observation (as the env gives it) and its unpruned legal actions (for ``guide``)."""
+        n = int(guide_inputs(row, self.rounds, obs_out, self._scratch, legal_out))
+        if n < 0:
+            raise RuntimeError("scout engine error while listing legal moves (a hand over MAX_HAND)")
+        return n
 
     def best_action(self, row, actions, rng_word) -> int:
         """Among moves the observer cannot tell apart (an opponent's private round-start flip),
@@ -239,21 +264,27 @@ class ScoutISMCTSAgent(ISMCTSAgent):
     ``"mixed"``, 0.77 with ``"score"``); and ``top_k`` defaults to 3: progressive widening
     at the bot's own nodes to the ``3 + visits**0.25`` moves the heuristic (``prior``)
     values most (same games: 0.81, and at 50 iterations 0.46 win rate against greedy's
-    0.04, where without widening 50 iterations lose to greedy).
+    0.04, where without widening 50 iterations lose to greedy). With ``guide="neural"`` the
+    defaults are ``top_k=None`` (the network's prior ranks the moves instead; with the
+    widening too the guided bot lost more) and ``guide_c=0.1`` (docs/training.md, "Search
+    guided by the network"); ``top_k="auto"`` (the default) stands for this choice.
     """
 
     plays = ("scout",)
 
-    def __init__(self, horizon="round", prune=True, value="score", top_k=3, **params):
-        super().__init__(value=value, top_k=top_k, **params)
+    def __init__(self, horizon="round", prune=True, value="score", top_k="auto", guide=None, guide_c=0.1, **params):
+        if top_k == "auto":
+            top_k = 3 if guide is None else None
+        super().__init__(value=value, top_k=top_k, guide=guide, guide_c=guide_c, **params)
         # Validate now: a bad parameter should fail at make(), not in the first game.
         ScoutAdapter(2, {}, horizon=horizon, prune=prune)
         self.adapter_params = dict(horizon=horizon, prune=prune)
 
     def reset(self, seed, *, game, num_players, seat, options) -> None:
         Agent.reset(self, seed, game=game, num_players=num_players, seat=seat, options=options)
+        self._reset_guide(seed)
         key = (game, num_players, tuple(sorted(self.options.items())))
         if key != self._key:
-            self.search = ISMCTS(ScoutAdapter(num_players, self.options, **self.adapter_params), **self.params)
+            self.search = self._new_search(ScoutAdapter(num_players, self.options, **self.adapter_params))
             self._key = key
 

@@ -59,6 +59,13 @@ def prior(state, observer, legal, n, rng, value, obs, row, work, pts, u):
 
 
 @njit(cache=True)
+def guide_inputs(state, obs, legal):
+    """The mover's observation into ``obs`` and its legal actions into ``legal``; returns their count."""
+    encode_observation(state, state[R.CURRENT_PLAYER], obs)
+    return R.legal_actions(state, legal)
+
+
+@njit(cache=True)
 def rollout(state, policy, scratch, obs, prng, nets, step_cap):
     """Play ``state`` to the end (or ``step_cap`` more steps) with compiled ``policy``; returns 0, or -1 on error."""
     cap = state[R.STEPS] + step_cap
@@ -81,7 +88,8 @@ class SlyAdapter:
         self._template = R.new_state(**opts)
         self._scores = np.zeros(self.num_players, dtype=np.int64)
         # Scratch of the move prior (allocated once per adapter).
-        self._obs = np.zeros(observation_size(opts["num_players"], opts["hen_houses"]), dtype=np.float32)
+        self.observation_size = int(observation_size(opts["num_players"], opts["hen_houses"]))
+        self._obs = np.zeros(self.observation_size, dtype=np.float32)
         self._row = np.zeros(R.ROW_SIZE, dtype=np.int64)
         self._work = np.zeros(R.ROW_SIZE, dtype=np.int64)
         self._pts = np.zeros(R.MAX_PLAYERS, dtype=np.int64)
@@ -119,6 +127,10 @@ class SlyAdapter:
 
     def prior(self, row, observer, legal, n, rng_word, out) -> None:
         prior(row, observer, legal, n, rng_word, out, self._obs, self._row, self._work, self._pts, self._u)
+
+    def guide_inputs(self, row, obs_out, legal_out) -> int:
+        """The mover's observation (as the env gives it) and its legal actions (for ``guide``)."""
+        return int(guide_inputs(row, obs_out, legal_out))
 
     def best_action(self, row, actions, rng_word) -> int:
         n = len(actions)

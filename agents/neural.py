@@ -115,5 +115,22 @@ class NeuralAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: dict) -> int:
         if self.policy is None:
             raise ValueError("NeuralAgent.act called before reset(); call reset(seed, game=..., ...) first")
-        prior = None if self._prior is None else self._prior.act(observation, action_mask, info)
-        return self.policy.act(observation, action_mask, self.deterministic, self.rng, prior)
+        return self.policy.act(observation, action_mask, self.deterministic, self.rng,
+                               self._prior_action(observation, action_mask, info))
+
+    def logits(self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None) -> np.ndarray:
+        """The logits ``act`` chooses from (all actions; the prior bot's move included), float64.
+
+        ``act`` plays the masked argmax of these (or samples their masked softmax); ISMCTS
+        guided by the network (``ismcts:guide=neural``) uses their masked softmax as its prior.
+        """
+        if self.policy is None:
+            raise ValueError("NeuralAgent.logits called before reset(); call reset(seed, game=..., ...) first")
+        z = self.policy.logits(observation).astype(np.float64)
+        prior = self._prior_action(observation, action_mask, info or {})
+        if prior is not None:
+            z[int(prior)] += self.policy.prior["weight"]
+        return z
+
+    def _prior_action(self, observation, action_mask, info):
+        return None if self._prior is None else self._prior.act(observation, action_mask, info)

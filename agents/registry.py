@@ -183,7 +183,7 @@ def _register_builtins() -> None:
         "ismcts",
         {"scout": "agents.ismcts_scout:ScoutISMCTSAgent", "sly": "agents.ismcts:ISMCTSAgent"},
         games=GAMES,
-        description="information-set MCTS (SO-ISMCTS, availability counts) with compiled determinization and rollouts",
+        description="information-set MCTS (SO-ISMCTS, availability counts) with compiled determinization and rollouts; ismcts:guide=neural weights it by the network",
     )
     register(
         "ppo",
