@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 from sly_scout_env import netfile
 from sly_scout_env.games import get_game
 from sly_scout_env.netfile import (  # noqa: F401  (the format's names, re-exported for the bot's users)
