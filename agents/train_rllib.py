@@ -146,6 +146,29 @@ def export_bot(module, cfg, path: str, timesteps: int) -> str:
     return path
 
 
+
+def _metric(value, default=None):
+    """An RLlib result metric, or ``default`` when it is missing or NaN.
+
+    Why: RLlib reports NaN (not 0, not absent) for episode counts and means in an
+    iteration where no episode finished, which happens on a loaded machine.
+    """
+    if value is None or (isinstance(value, float) and value != value):
+        return default
+    return value
+
+
+def progress_row(steps: int, runners: dict, elapsed: float) -> list:
+    """One ``progress.csv`` row from the ``env_runners`` part of an RLlib result."""
+    ret = _metric(runners.get("module_episode_returns_mean", {}).get(LEARNER))
+    length = _metric(runners.get("episode_len_mean"))
+    return [steps, int(_metric(runners.get("num_episodes"), 0)),
+            "" if ret is None else f"{ret:.6f}",
+            "" if length is None else f"{length:.3f}",
+            "",  # win_fraction: RLlib reports means, not the returns
+            0, f"{elapsed:.2f}"]
+
+
 def train_rllib(cfg, num_env_runners: int = 1, address=None, log=print) -> dict:
     """Run an RLlib training; returns ``{"final": zip path, "eval": rows, "out": dir, "rllib": dir}``."""
     from . import ppo_agent  # noqa: F401  (registers "ppo" for the evaluations)
@@ -204,14 +227,8 @@ def train_rllib(cfg, num_env_runners: int = 1, address=None, log=print) -> dict:
             while steps < cfg.timesteps:
                 result = algo.train()
                 runners = result.get("env_runners", {})
-                steps = int(runners.get("num_env_steps_sampled_lifetime", steps))
-                ret = runners.get("module_episode_returns_mean", {}).get(LEARNER)
-                length = runners.get("episode_len_mean")
-                progress.writerow([steps, int(runners.get("num_episodes", 0)),
-                                   "" if ret is None else f"{ret:.6f}",
-                                   "" if length is None else f"{length:.3f}",
-                                   "",  # win_fraction: RLlib reports means, not the returns
-                                   0, f"{time.perf_counter() - t0:.2f}"])
+                steps = int(_metric(runners.get("num_env_steps_sampled_lifetime"), steps))
+                progress.writerow(progress_row(steps, runners, time.perf_counter() - t0))
                 pf.flush()
                 if steps >= next_eval and steps < cfg.timesteps:
                     next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every

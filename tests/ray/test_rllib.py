@@ -132,3 +132,17 @@ def test_scout_self_play_with_a_fixed_bot_seat(local_ray, tmp_path):
     final = train_rllib(cfg, num_env_runners=0)["final"]
     bot_phases, all_phases = _legal_play("scout", 3, f"ppo:path={final}", 20, 7)
     assert bot_phases == all_phases and len(all_phases) >= 2
+
+
+def test_progress_row_takes_rllib_nan_metrics_as_missing():
+    # RLlib reports NaN episode counts and means in an iteration where no episode ended.
+    from agents.train_rllib import LEARNER, progress_row
+
+    nan = float("nan")
+    row = progress_row(4000, {"num_episodes": nan, "episode_len_mean": nan,
+                              "module_episode_returns_mean": {LEARNER: nan}}, 1.234)
+    assert row == [4000, 0, "", "", "", 0, "1.23"]
+    row = progress_row(8000, {"num_episodes": 3, "episode_len_mean": 17.5,
+                              "module_episode_returns_mean": {LEARNER: -0.25}}, 2.0)
+    assert row == [8000, 3, "-0.250000", "17.500", "", 0, "2.00"]
+    assert progress_row(0, {}, 0.0)[:4] == [0, 0, "", ""]
