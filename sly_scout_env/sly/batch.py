@@ -114,6 +114,10 @@ def _observation_size(state):
     return observation_size(state[R.NUM_PLAYERS], state[R.HEN_HOUSES])
 
 
+# The per-row one-liners from here to _new_word are inlined into the kernels that call
+# them (inline="always"): a call through Numba's compiled-function boundary in the move
+# loop cost the in-kernel simulate 5-8% and the vector env's step a few percent
+# (measured against the commit before issue 9 with benchmarks/compare_trees.py).
 @njit(cache=True, inline="always")
 def _unit_result(state, out):
     """A simulated game's points into ``out`` (so far, if the step cap stopped it); its end reason."""
