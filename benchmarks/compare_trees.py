@@ -1,19 +1,27 @@
 """Compare two checkouts' speed: in-kernel simulate (1 thread) and the vector env at batch
-4096, the two run alternately in fresh processes, medians of 5 (the machines are shared).
+4096, the two run alternately in fresh processes, medians over the runs (the machines are shared).
 
     git worktree add /tmp/old <commit>
-    python benchmarks/compare_trees.py /tmp/old .
+    taskset -c 1 python benchmarks/compare_trees.py /tmp/old .
+
+Pinned to one core (``taskset -c 1``), Numba runs one thread. ``--clock cpu`` times the
+process's CPU time instead of the wall clock: with one thread it leaves out the time other
+jobs on the same core take, so a loaded machine gives steadier ratios.
 """
-import json, os, statistics, subprocess, sys
+import argparse, json, os, statistics, subprocess, sys
 CODE = r'''
 import json, sys, time, numpy as np
 from sly_scout_env.simulation import simulate
 from sly_scout_env.vector import ScoutVectorEnv, SlyVectorEnv
+clock = time.process_time if sys.argv[1] == "cpu" else time.perf_counter
+steps = int(sys.argv[2])
 out = {}
 for game, p, n in (("scout", 4, 40000), ("sly", 3, 200000)):
     simulate(game, 1000, players=p, seed=0, threads=1)
+    t0 = clock()
     r = simulate(game, n, players=p, seed=1, threads=1)
-    out[f"sim {game} {p}p units/s (1 thread)"] = n / r["seconds"]
+    # wall: simulate's own timing of the play (as the README table); cpu: the whole call
+    out[f"sim {game} {p}p units/s (1 thread)"] = n / (r["seconds"] if sys.argv[1] == "wall" else clock() - t0)
 for cls, p in ((ScoutVectorEnv, 4), (SlyVectorEnv, 3)):
     env = cls(4096, num_players=p, copy=False)
     obs, _ = env.reset(seed=0)
@@ -23,21 +31,30 @@ for cls, p in ((ScoutVectorEnv, 4), (SlyVectorEnv, 3)):
         return u.argmax(axis=1)
     env.step(pick(obs["action_mask"]))
     t = 0.0
-    for _ in range(100):
+    for _ in range(steps):
         a = pick(obs["action_mask"])
-        t0 = time.perf_counter(); obs, *_ = env.step(a); t += time.perf_counter() - t0
-    out[f"vector {cls.__name__} {p}p agent-steps/s (batch 4096)"] = 100 * 4096 / t
+        t0 = clock(); obs, *_ = env.step(a); t += clock() - t0
+    out[f"vector {cls.__name__} {p}p agent-steps/s (batch 4096)"] = steps * 4096 / t
 print(json.dumps(out))
 '''
-if len(sys.argv) != 3:
-    sys.exit("usage: python benchmarks/compare_trees.py OLD_TREE NEW_TREE")
-OLD, NEW = (os.path.abspath(p) for p in sys.argv[1:])
+ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+ap.add_argument("old", metavar="OLD_TREE", help="checkout measured first in each round (the baseline)")
+ap.add_argument("new", metavar="NEW_TREE", help="checkout compared with it")
+ap.add_argument("--runs", type=int, default=5, help="fresh processes per tree, alternating (default 5)")
+ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                help="wall: time.perf_counter; cpu: the process's CPU time (default wall)")
+ap.add_argument("--vector-steps", type=int, default=100, help="timed vector env steps per run (default 100)")
+args = ap.parse_args()
+if args.runs < 1 or args.vector_steps < 1:
+    ap.error("--runs and --vector-steps must be >= 1")
+OLD, NEW = os.path.abspath(args.old), os.path.abspath(args.new)
 trees = {"old": OLD, "new": NEW}
 res = {k: [] for k in trees}
-for rep in range(5):
+load0 = os.getloadavg()[0]
+for rep in range(args.runs):
     for name, tree in trees.items():
-        o = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, cwd=tree,
-                           env=dict(os.environ, PYTHONPATH=tree))
+        o = subprocess.run([sys.executable, "-c", CODE, args.clock, str(args.vector_steps)], capture_output=True,
+                           text=True, cwd=tree, env=dict(os.environ, PYTHONPATH=tree))
         if o.returncode:
             print(o.stderr[-2000:]); sys.exit(1)
         res[name].append(json.loads(o.stdout.strip().splitlines()[-1]))
@@ -47,3 +64,5 @@ print("|---|---:|---:|---:|")
 for k in keys:
     a = statistics.median(r[k] for r in res["old"]); b = statistics.median(r[k] for r in res["new"])
     print(f"| {k} | {a:,.0f} | {b:,.0f} | {b/a:.2f} |")
+print(f"\nmedians of {args.runs} alternating runs per tree, clock {args.clock}, {args.vector_steps} vector steps; "
+      f"load average {load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")

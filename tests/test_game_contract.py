@@ -76,6 +76,36 @@ def test_new_state_holds_the_options_and_reset_keeps_them(game):
     assert rules.apply_action(row, int(scratch[0]), scratch) == 0
 
 
+
+@pytest.mark.parametrize("game", GAMES)
+def test_legal_mask_count_is_the_mask_sum_and_the_legal_actions_at_every_move(game):
+    # legal_mask counts per space/house, not per entry set (sly/rules.py says why): the
+    # count must still be the number of legal actions in every position of every option set.
+    spec = get_game(game)
+    rules = spec.module("rules")
+    rng = np.random.default_rng(9)
+    scratch = rules.make_scratch()
+    mask = np.zeros(rules.MAX_ACTIONS, dtype=np.int8)
+    option_sets = [{}] + [{o.name: c} for o in spec.options if o.choices for c in o.choices if c != o.default]
+    if "rounds" in spec.option_names:
+        option_sets = [dict(o, rounds=1) for o in option_sets]
+    checked = 0
+    for players in spec.player_counts:
+        for opts in option_sets:
+            row = rules.new_state(**rules.parse_options(num_players=players, **opts))
+            for _ in range(3):
+                rules.reset(row, int(rng.integers(1 << 62)))
+                while True:
+                    count = rules.legal_mask(row, mask, scratch)
+                    n = rules.legal_actions(row, scratch)
+                    assert count == mask.sum() == n, (players, opts)
+                    assert np.array_equal(np.flatnonzero(mask), scratch[:n])
+                    checked += 1
+                    if row[rules.PHASE] == rules.PHASE_GAME_OVER:
+                        break
+                    assert rules.apply_action(row, int(scratch[rng.integers(n)]), scratch) == 0
+    assert checked > 500  # positions checked (Sly: about 900)
+
 def _play_recording_deals(game, word, policy, rounds):
     """Play one game from ``word`` with compiled ``policy`` at every seat, as simulate and
     the SB3 opponents do; return every deal (the row at each round start) and the row's

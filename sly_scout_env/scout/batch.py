@@ -86,7 +86,11 @@ def _observation_size(state):
     return observation_size(state[R.NUM_PLAYERS])
 
 
-@njit(cache=True)
+# The per-row one-liners from here to _new_word are inlined into the kernels that call
+# them (inline="always"): a call through Numba's compiled-function boundary in the move
+# loop cost the in-kernel simulate 5-8% and the vector env's step a few percent
+# (measured against the commit before issue 9 with benchmarks/compare_trees.py).
+@njit(cache=True, inline="always")
 def _unit_result(state, out):
     """A simulated hand's round scores into ``out`` (zeros if the step cap stopped it); its end reason."""
     if state[R.PHASE] != R.PHASE_GAME_OVER:
@@ -97,24 +101,24 @@ def _unit_result(state, out):
     return state[R.O_LAST_END_REASON]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _reset_one(state, scratch, opts, word):
     R.reset(state, word)
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _mask_one(state, out, scratch):
     count = R.legal_mask(state, out, scratch)  # all zeros once the game is over
     return count if count < 0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply_one(state, action, scratch):
     return R.apply_action(state, action, scratch)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _new_word(state):
     """A seed word for the next game of this row, drawn from the row's own generator."""
     return np.int64(rng_next(state, R.RNG))
