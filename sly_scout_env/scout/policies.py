@@ -70,13 +70,18 @@ def policy_id(name: str) -> int:
     return POLICY_NAMES.index(name)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose(policy_id, state, scratch, obs, rng, nets):
     n = R.legal_actions(state, scratch)
     if n <= 0:
         return -1
     if policy_id < NEURAL:
         return _choose_heuristic(policy_id, state, scratch, n, obs, rng)
+    return _choose_neural(policy_id, state, scratch, n, obs, rng, nets)
+
+
+@njit(cache=True)
+def _choose_neural(policy_id, state, scratch, n, obs, rng, nets):
     k = policy_id - NEURAL
     d = observation_size(state[R.NUM_PLAYERS])
     if not net_fits(nets, k, d):

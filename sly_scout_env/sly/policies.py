@@ -66,7 +66,7 @@ def policy_id(name: str) -> int:
     return POLICY_NAMES.index(name)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose(policy_id, state, scratch, obs, rng, nets):
     legal = scratch
     n = R.legal_actions(state, legal)
@@ -74,6 +74,12 @@ def choose(policy_id, state, scratch, obs, rng, nets):
         return -1
     if policy_id < NEURAL:
         return _choose_heuristic(policy_id, state, legal, n, obs, rng)
+    return _choose_neural(policy_id, state, scratch, n, obs, rng, nets)
+
+
+@njit(cache=True)
+def _choose_neural(policy_id, state, scratch, n, obs, rng, nets):
+    legal = scratch
     k = policy_id - NEURAL
     d = observation_size(state[R.NUM_PLAYERS], state[R.HEN_HOUSES])
     if not net_fits(nets, k, d):
