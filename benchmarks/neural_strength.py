@@ -23,8 +23,10 @@ import math
 import statistics
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+
+from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -57,16 +59,32 @@ def play_deals(task) -> list[list[float]]:
     return out
 
 
-def measure(game, players, bot, opponent, deals, seed=1, workers=2, options=None) -> dict:
+def measure(game, players, bot, opponent, deals, seed=1, workers=2, options=None, progress=True) -> dict:
     options = dict(options or {})
-    chunks = [list(range(k, deals, workers * 4)) for k in range(min(deals, workers * 4))]
+    # Many small chunks: the bar moves often (a deal against ismcts takes seconds). Every deal
+    # and seat is seeded on its own, so the chunking changes no game.
+    chunks = [list(range(k, deals, workers * 16)) for k in range(min(deals, workers * 16))]
     t0 = time.perf_counter()
     tasks = [(game, players, bot, opponent, seed, c, options) for c in chunks]
-    if workers > 1:
-        with ProcessPoolExecutor(workers) as ex:
-            results = list(ex.map(play_deals, tasks))
-    else:
-        results = [play_deals(t) for t in tasks]
+    results = [None] * len(tasks)
+    bar = tqdm(total=deals, unit="deal", file=sys.stderr, dynamic_ncols=True, leave=False,
+               desc=f"{bot} vs {opponent}") if progress else None
+    try:
+        if workers > 1:
+            with ProcessPoolExecutor(workers) as ex:
+                futures = {ex.submit(play_deals, t): i for i, t in enumerate(tasks)}
+                for f in as_completed(futures):
+                    results[futures[f]] = f.result()
+                    if bar is not None:
+                        bar.update(len(chunks[futures[f]]))
+        else:
+            for i, t in enumerate(tasks):
+                results[i] = play_deals(t)
+                if bar is not None:
+                    bar.update(len(chunks[i]))
+    finally:
+        if bar is not None:
+            bar.close()
     per_deal = [r for chunk in results for r in chunk]
     shares = [s for r in per_deal for s in r[0]]
     deal_means = [statistics.fmean(r[0]) for r in per_deal]
