@@ -289,7 +289,8 @@ class ISMCTS:
                 ranked = None
                 if self.top_k is not None and mover == observer:
                     groups, ranked = self._widen(node, groups, row, observer, n, word)
-                untried = [k for k in groups if k not in node.children]
+                # (guided: every edge gets a child in _guided_edge, no untried list)
+                untried = [] if self.guide is not None else [k for k in groups if k not in node.children]
                 if self.guide is not None:
                     k, child = self._guided_edge(node, groups, row, mover)
                     expanded = child.visits == 0  # a leaf: roll out from it

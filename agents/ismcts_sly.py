@@ -149,7 +149,7 @@ class SlyAdapter:
         ids, nets = compiled_policies("sly", [name], self.num_players, self.options)
         if len(nets):
             self._nets = nets
-            self._obs = np.zeros(obs_size(len(self._obs), nets), dtype=np.float32)
+            self._obs = np.zeros(obs_size(self.observation_size, nets), dtype=np.float32)
         return int(ids[0])
 
     def returns(self, row):

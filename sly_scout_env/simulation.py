@@ -80,8 +80,9 @@ def simulate(game: str, n: int, players: int | None = None, policies=None, seed:
       ``policies``: one compiled policy name per seat (a list, or "random,random,...");
         default all "random". ``"neural"`` plays the checkpoint shipped for the game,
         player count and options, ``"neural:path=FILE"`` one of your own (a count without
-        a shipped checkpoint is refused naming those with one; ``sly_scout_env.netpolicy``). ``seed``: int >= 0 or None. ``threads``: Numba threads
-        (default: all cores; the global Numba setting is restored afterwards).
+        a shipped checkpoint is refused naming those with one; ``sly_scout_env.netpolicy``).
+      ``seed``: int >= 0 or None. ``threads``: Numba threads (default: all cores; the
+        global Numba setting is restored afterwards).
       ``chunk_size``: games per chunk (bounds the working memory).
       ``progress(n_done)``: called after each chunk. ``step_cap``: actions per game before
         it is stopped (end_reason 0).
