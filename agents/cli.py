@@ -318,12 +318,75 @@ def run_train(args, log=print) -> dict:
     return result
 
 
+def add_distill_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``distill`` sub-command (agents/distill.py)."""
+    from .distill import DistillConfig
+
+    d = DistillConfig("scout", 2)
+    p = subparsers.add_parser(
+        "distill",
+        help="distil ISMCTS into an action-scoring network (a torch-free neural checkpoint; needs the train extra)",
+        description=("Collect the decisions of a search bot (--teacher, default ismcts) in games against greedy "
+                     "for --minutes, fit an action-scoring network to its root visits, and evaluate it in the "
+                     "arena (one learned seat) at a quarter, half and all of the data. A stopped run resumes when "
+                     "the same command is run again. Writes OUT/final.npz (neural:path=OUT/final.npz); see "
+                     "docs/training.md, 'Distilling ISMCTS'."),
+    )
+    _add_game(p)
+    p.add_argument("--minutes", type=float, default=d.minutes, help=f"collection time in all (default {d.minutes})")
+    p.add_argument("--decisions", type=positive_int, default=None, help="also stop collecting after this many")
+    p.add_argument("--workers", type=positive_int, default=d.workers, help=f"collector processes (default {d.workers})")
+    p.add_argument("--teacher", default=d.teacher, metavar="BOT", help=f"search bot spec (default {d.teacher})")
+    p.add_argument("--hidden", type=_layer_sizes, default=d.hidden, metavar="H1,H2",
+                   help=f"hidden layers of the scorer (default {','.join(map(str, d.hidden))})")
+    p.add_argument("--epochs", type=positive_int, default=d.epochs, help=f"(default {d.epochs})")
+    p.add_argument("--temperature", type=float, default=d.temperature,
+                   help=f"targets are visits ** (1/T), normalised (default {d.temperature})")
+    p.add_argument("--learning-rate", type=float, default=d.learning_rate, help=f"(default {d.learning_rate})")
+    p.add_argument("--batch-size", type=positive_int, default=d.batch_size, help=f"decisions (default {d.batch_size})")
+    p.add_argument("--eval-games", type=positive_int, default=d.eval_games,
+                   help=f"arena games per curve point and bot (default {d.eval_games})")
+    p.add_argument("--eval-opponents", type=_bot_list, default=d.eval_opponents, metavar="A,B",
+                   help="bots in every other seat in the evaluation (default greedy)")
+    p.add_argument("--eval-workers", type=positive_int, default=d.eval_workers, help="arena processes")
+    p.add_argument("--seed", type=non_negative_int, default=d.seed, help=f"(default {d.seed})")
+    p.add_argument("--out", default=d.out, metavar="DIR", help=f"output directory (default {d.out})")
+    _add_common(p)
+    return p
+
+
+def run_distill(args, log=print) -> dict:
+    """Run the ``distill`` sub-command from parsed ``args``."""
+    import shlex
+
+    from .distill import DistillConfig, run
+
+    players = resolve_players("distill", args.game, args.players)
+    cfg = DistillConfig(
+        game=args.game, players=players, minutes=args.minutes, decisions=args.decisions, workers=args.workers,
+        teacher=args.teacher, hidden=list(args.hidden), epochs=args.epochs, temperature=args.temperature,
+        learning_rate=args.learning_rate, batch_size=args.batch_size, eval_games=args.eval_games,
+        eval_opponents=list(args.eval_opponents), eval_workers=args.eval_workers, seed=args.seed, out=args.out,
+        options=dict(args.options), command="sly-scout " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+    )
+    try:
+        cfg.check()
+    except ValueError as exc:
+        raise SystemExit(f"sly-scout distill: {exc}") from None
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise SystemExit("sly-scout distill needs the train extra (torch): pip install 'sly-scout-env[train]'") from None
+    return run(cfg, log=log)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sly-scout", description="Bots: arena, terminal play and training.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     add_arena_parser(sub)
     add_play_parser(sub)
     add_train_parser(sub)
+    add_distill_parser(sub)
     add_serve_parser(sub)
     return parser
 
@@ -334,6 +397,8 @@ def main(argv: list[str] | None = None) -> int:
         run_arena(args)
     elif args.command == "train":
         run_train(args)
+    elif args.command == "distill":
+        run_distill(args)
     elif args.command == "serve":
         return run_serve(args)
     else:

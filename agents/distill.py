@@ -1,67 +1,161 @@
-"""Distilling search into a network: ISMCTS's decisions as training targets.
+"""Distil search into a network: ``sly-scout distill GAME --players N``.
 
-Step 1 of the distillation recipe (``sly-scout distill``, docs/training.md): play games
-in which some seats are ``ismcts`` (the teacher, default budget) and the others
-``greedy``, and record, at every decision of a teacher seat with more than one legal
-move, the seat's observation, its legal action ids and the visit count the search gave
-each of them at its root. Step 2 (:mod:`agents.distill_fit`) fits a network to the
-visit distributions.
+    sly-scout distill scout --players 2 --minutes 30 --out runs/distill2
+    sly-scout arena scout --players 2 --agents neural:path=runs/distill2/final.npz,greedy --games 1000
 
-Why visits and not only the move played: the visit distribution says how much better
-the search found each move (a near-tie and a clear choice look different), which is
-more to learn from per (expensive) search than one label.
+    from agents.distill import DistillConfig, run
+    result = run(DistillConfig("scout", players=4, minutes=1, out="runs/quick"))
 
-Why greedy seats: the learned bot plays against ``greedy`` and ``ismcts``; mixing them
-puts positions of both kinds in the data, and greedy's moves cost nothing to make.
+The recipe (docs/training.md, "Distilling ISMCTS")
+--------------------------------------------------
+1. **Collect** (``--minutes`` on ``--workers`` processes): play games in which one or
+   two seats are the teacher (``--teacher``, default ``ismcts`` at its default budget)
+   and the others ``greedy``. At every decision of a teacher seat with more than one
+   legal move, record the seat's observation, its legal action ids and the visits the
+   search gave each of them at its root. Why visits and not only the move: they say
+   how clearly the search preferred it, more to learn from per (costly) search. Why
+   greedy seats: the bot meets ``greedy`` and ``ismcts``; mixing them puts positions
+   of both kinds in the data, and greedy's moves cost nothing.
+2. **Fit** (:mod:`agents.distill_fit`, plain supervised learning in torch): an
+   action-scoring network, one MLP applied to each legal action's feature row (the
+   game's ``features`` module), trained on the cross-entropy between its masked
+   softmax and the teacher's visit shares sharpened by ``--temperature`` (visits **
+   (1 / T)). Saved as a torch-free ``neural`` checkpoint of the ``action_features``
+   kind (:mod:`sly_scout_env.netfile`).
+3. **Evaluate** (the learning curve): the network is fitted on the first quarter, half
+   and all of the decisions (``--curve``), and each fit plays ``--eval-games`` arena
+   games, one learned seat against ``--eval-opponents`` in every other seat, every
+   seating, duplicate deals, fixed evaluation seed.
 
-Data (one ``.npz`` per worker, appended in chunks so a stopped run keeps its data)::
+A stopped run resumes: run the same command again and collection continues until the
+total collection time reaches ``--minutes`` (the time already spent is kept in
+``collect.json``; new games use new seeds), then the fit and evaluation run. The
+collection is bounded by time (and ``--decisions``, when given), so how much data a
+run gets depends on the machine; the fit and evaluation are deterministic given the
+data and ``--seed``.
 
-    obs      float32 (N, observation size)   the teacher seat's observation
-    offsets  int64   (N + 1,)                decision i's legal moves are ids[offsets[i]:offsets[i+1]]
-    ids      int64   (M,)                    legal action ids
-    visits   float32 (M,)                    root visits of each (0: never tried)
+Outputs in ``--out``: ``config.json``; ``data/worker_<k>.npz`` (the decisions: ``obs``,
+``offsets``, ``ids``, ``visits``; rows of decision ``i`` are ``offsets[i]:offsets[i+1]``);
+``collect.json`` (seconds, games and decisions collected); ``fit.csv`` (one row per
+epoch and curve point: ``decisions, epoch, train_loss, val_loss, val_agreement,
+seconds``); ``eval.csv`` (one row per curve point and opponent: ``decisions, opponent,
+games, deals, win_rate, win_rate_lo, win_rate_hi, mean_score, opponent_mean_score,
+checkpoint``); ``checkpoints/decisions_<D>.npz``; ``final.npz`` (the fit on all data);
+``summary.json`` (times of each stage and the final evaluation).
 """
 
 from __future__ import annotations
 
+import csv
+import json
+import multiprocessing as mp
 import os
+import shutil
+import sys
 import time
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from sly_scout_env.checks import check_int
 from sly_scout_env.games import get_game
 
 from .arena import derive_seed
-from .registry import make
+from .registry import make_from_spec
 from .views import player_view
 
+EVAL_SEED = 1_000_003  # evaluation deals: fixed, and apart from the collection's seeds
 
+
+@dataclass
+class DistillConfig:
+    game: str
+    players: int
+    minutes: float = 30.0  # total collection time (wall clock, all workers together)
+    decisions: int | None = None  # stop collecting after this many decisions (None: time only)
+    workers: int = 2
+    teacher: str = "ismcts"
+    hidden: list = field(default_factory=lambda: [64, 64])
+    epochs: int = 30
+    temperature: float = 0.2
+    learning_rate: float = 1e-3
+    batch_size: int = 256
+    curve: list = field(default_factory=lambda: [0.25, 0.5, 1.0])
+    eval_games: int = 400
+    eval_opponents: list = field(default_factory=lambda: ["greedy"])
+    eval_workers: int = 2
+    seed: int = 0
+    out: str = "runs/distill"
+    options: dict = field(default_factory=dict)
+    command: str = ""  # the command line that started the run (provenance in the checkpoint)
+
+    def check(self) -> "DistillConfig":
+        spec = get_game(self.game)
+        if self.players not in spec.player_counts:
+            raise ValueError(f"players={self.players!r} is not allowed for {self.game}; allowed: {spec.player_counts}")
+        try:
+            spec.module("features")
+        except ModuleNotFoundError:
+            raise ValueError(f"{self.game} has no per-action features module, so no action-scoring network can be "
+                             "distilled for it") from None
+        spec.raw_env(num_players=self.players, **self.options)  # validates the options
+        if not (isinstance(self.minutes, (int, float)) and self.minutes > 0):
+            raise ValueError(f"minutes={self.minutes!r} is not allowed; give a collection time > 0")
+        check_int("decisions", self.decisions, allow_none=True)
+        check_int("workers", self.workers)
+        check_int("epochs", self.epochs)
+        check_int("batch_size", self.batch_size)
+        check_int("eval_games", self.eval_games)
+        check_int("eval_workers", self.eval_workers)
+        check_int("seed", self.seed, lo=0)
+        if not self.hidden or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in self.hidden):
+            raise ValueError(f"hidden={self.hidden!r} is not allowed; give one or more layer sizes >= 1")
+        if not (isinstance(self.temperature, (int, float)) and self.temperature > 0):
+            raise ValueError(f"temperature={self.temperature!r} is not allowed; give a number > 0")
+        if not (isinstance(self.learning_rate, (int, float)) and self.learning_rate > 0):
+            raise ValueError(f"learning_rate={self.learning_rate!r} is not allowed; give a number > 0")
+        if not self.curve or any(not (0 < f <= 1) for f in self.curve) or sorted(self.curve) != list(self.curve) \
+                or self.curve[-1] != 1.0:
+            raise ValueError(f"curve={self.curve!r} is not allowed; give increasing fractions in (0, 1] ending at 1")
+        make_from_spec(self.teacher, game=self.game)  # an unknown teacher fails here, not in a worker
+        for opp in self.eval_opponents:
+            make_from_spec(opp, game=self.game)
+        return self
+
+
+# -- 1. collect ----------------------------------------------------------------------------------
 def teacher_seats(players: int, rng: np.random.Generator) -> list[bool]:
-    """Which seats the teacher plays in one game: 1 or 2 seats (2 players: one or both)."""
+    """Which seats the teacher plays in one game: 1 or 2 seats at random (2 players: one or both)."""
     k = int(rng.integers(1, 3))
     seats = rng.permutation(players)[:k]
     return [s in seats for s in range(players)]
 
 
-def collect(game: str, players: int, *, seconds: float, seed: int, out: str, options: dict | None = None,
-            teacher: str = "ismcts", worker: int = 0, progress=None) -> dict:
-    """Play teacher-labelled games for about ``seconds``; write the data to ``out`` (npz).
+def root_visits(bot, legal: np.ndarray) -> np.ndarray:
+    """The visits of each legal id at the root of ``bot``'s last search (0 for an edge never tried)."""
+    children = bot.search.last_root.children
+    return np.array([children[int(a)].visits if int(a) in children else 0 for a in legal], dtype=np.float32)
 
-    Returns counts. ``progress(decisions)`` is called after each game.
+
+def collect(game: str, players: int, *, seconds: float, seed: int, out: str, options: dict | None = None,
+            teacher: str = "ismcts", worker: int = 0, max_decisions: int | None = None, counter=None) -> dict:
+    """Play teacher-labelled games for about ``seconds``; write the decisions to ``out`` (npz).
+
+    Saves every 10 games (a stopped worker keeps its data). ``counter``: a shared
+    ``multiprocessing.Value`` incremented by the decisions recorded (progress).
     """
     options = dict(options or {})
     env = get_game(game).raw_env(num_players=players, **options)
     rng = np.random.default_rng([seed, worker, 0xD157])
-    greedy = [make("greedy", game=game) for _ in range(players)]
-    teachers = [make(teacher, game=game) for _ in range(players)]
-    obs_rows, offsets, ids, visits = [], [0], [], []
+    greedy = [make_from_spec("greedy", game=game) for _ in range(players)]
+    teachers = [make_from_spec(teacher, game=game) for _ in range(players)]
+    data = {"obs": [], "offsets": [0], "ids": [], "visits": []}
     deadline = time.monotonic() + seconds
     games = 0
-    while time.monotonic() < deadline:
-        g = derive_seed(seed, worker, games)
+    while time.monotonic() < deadline and (max_decisions is None or len(data["obs"]) < max_decisions):
         is_teacher = teacher_seats(players, rng)
         bots = [teachers[s] if is_teacher[s] else greedy[s] for s in range(players)]
-        env.reset(seed=g)
+        env.reset(seed=derive_seed(seed, worker, games))
         for s, bot in enumerate(bots):
             bot.reset(derive_seed(seed, worker, games, s), game=game, num_players=players, seat=s, options=options)
         while not env.terminations[env.agent_selection]:
@@ -72,54 +166,209 @@ def collect(game: str, players: int, *, seconds: float, seed: int, out: str, opt
             action = bots[seat].act(ob["observation"], ob["action_mask"], info)
             legal = np.flatnonzero(ob["action_mask"])
             if is_teacher[seat] and legal.size > 1:
-                root = bots[seat].search.last_root
-                v = np.array([root.children[int(a)].visits if int(a) in root.children else 0 for a in legal],
-                             dtype=np.float32)
-                obs_rows.append(np.asarray(ob["observation"], np.float32))
-                ids.append(legal)
-                visits.append(v)
-                offsets.append(offsets[-1] + legal.size)
+                data["obs"].append(np.asarray(ob["observation"], np.float32))
+                data["ids"].append(legal)
+                data["visits"].append(root_visits(bots[seat], legal))
+                data["offsets"].append(data["offsets"][-1] + legal.size)
+                if counter is not None:
+                    with counter.get_lock():
+                        counter.value += 1
             env.step(int(action))
         games += 1
-        if progress is not None:
-            progress(len(obs_rows))
-        if games % 20 == 0:
-            _save(out, obs_rows, offsets, ids, visits)
-    _save(out, obs_rows, offsets, ids, visits)
-    return {"games": games, "decisions": len(obs_rows)}
+        if games % 10 == 0:
+            _save(out, data)
+    _save(out, data)
+    return {"games": games, "decisions": len(data["obs"])}
 
 
-def _save(out, obs_rows, offsets, ids, visits) -> None:
-    if not obs_rows:
+def _save(out: str, data: dict) -> None:
+    if not data["obs"]:
         return
     tmp = out + ".tmp.npz"
-    np.savez(tmp, obs=np.stack(obs_rows), offsets=np.array(offsets, np.int64), ids=np.concatenate(ids),
-             visits=np.concatenate(visits))
-    os.replace(tmp, out)
+    np.savez(tmp, obs=np.stack(data["obs"]), offsets=np.array(data["offsets"], np.int64),
+             ids=np.concatenate(data["ids"]), visits=np.concatenate(data["visits"]))
+    os.replace(tmp, out)  # never a half-written data file
 
 
 def load_data(paths) -> dict:
-    """The decisions of several collect files, concatenated."""
+    """The decisions of several collect files, concatenated (in the order given)."""
     obs, offsets, ids, visits = [], [0], [], []
     for p in paths:
         with np.load(p, allow_pickle=False) as z:
             obs.append(z["obs"])
-            off = z["offsets"]
             ids.append(z["ids"])
             visits.append(z["visits"])
-            offsets.extend((off[1:] + offsets[-1]).tolist())
+            offsets.extend((z["offsets"][1:] + offsets[-1]).tolist())
     return {"obs": np.concatenate(obs), "offsets": np.array(offsets, np.int64), "ids": np.concatenate(ids),
             "visits": np.concatenate(visits)}
 
 
-if __name__ == "__main__":  # pragma: no cover - a quick way to run one collector from a shell
-    import argparse
+def take(data: dict, decisions: int) -> dict:
+    """The first ``decisions`` decisions of ``data``."""
+    off = data["offsets"][: decisions + 1]
+    return {"obs": data["obs"][:decisions], "offsets": off, "ids": data["ids"][: off[-1]],
+            "visits": data["visits"][: off[-1]]}
 
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--seconds", type=float, default=60)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--worker", type=int, default=0)
-    ap.add_argument("--out", required=True)
-    a = ap.parse_args()
-    print(collect("scout", a.players, seconds=a.seconds, seed=a.seed, out=a.out, worker=a.worker), flush=True)
+
+_COUNTER = None  # the progress counter, shared with the collector processes
+
+
+def _init_counter(counter) -> None:
+    global _COUNTER
+    _COUNTER = counter
+
+
+def _collect_task(kwargs) -> dict:
+    return collect(counter=_COUNTER, **kwargs)
+
+
+def run_collect(cfg: DistillConfig, log=print) -> dict:
+    """Stage 1 with resume: collect until ``collect.json`` records ``cfg.minutes`` of collection."""
+    data_dir = os.path.join(cfg.out, "data")
+    os.makedirs(data_dir, exist_ok=True)
+    state_path = os.path.join(cfg.out, "collect.json")
+    state = {"seconds": 0.0, "sessions": 0, "games": 0, "decisions": 0, "files": []}
+    if os.path.exists(state_path):
+        with open(state_path, encoding="utf-8") as f:
+            state = json.load(f)
+    remaining = cfg.minutes * 60 - state["seconds"]
+    if cfg.decisions is not None:
+        remaining = remaining if state["decisions"] < cfg.decisions else 0
+    if remaining <= 1:
+        log(f"collection done earlier: {state['decisions']} decisions in {state['seconds']:.0f} s")
+        return state
+    session = state["sessions"]
+    if session:
+        log(f"resuming collection: {state['decisions']} decisions in {state['seconds']:.0f} s so far")
+    per_worker = None if cfg.decisions is None else -(-(cfg.decisions - state["decisions"]) // cfg.workers)
+    tasks = []
+    for k in range(cfg.workers):
+        path = os.path.join(data_dir, f"worker_{session:02d}_{k}.npz")
+        tasks.append(dict(game=cfg.game, players=cfg.players, seconds=remaining, seed=cfg.seed, out=path,
+                          options=dict(cfg.options), teacher=cfg.teacher, worker=session * 1000 + k,
+                          max_decisions=per_worker))
+    ctx = mp.get_context("spawn")
+    counter = ctx.Value("l", 0)
+    t0 = time.monotonic()
+    from tqdm import tqdm
+
+    bar = tqdm(total=int(remaining), unit="s", file=sys.stderr, dynamic_ncols=True,
+               desc=f"collect {cfg.teacher} decisions ({cfg.workers} workers)")
+    with ctx.Pool(cfg.workers, initializer=_init_counter, initargs=(counter,)) as pool:
+        pending = pool.map_async(_collect_task, tasks)
+        while not pending.ready():
+            pending.wait(2.0)
+            bar.n = min(int(time.monotonic() - t0), int(remaining))
+            bar.set_postfix(decisions=counter.value)
+            bar.refresh()
+        results = pending.get()
+    bar.close()
+    state["seconds"] += time.monotonic() - t0
+    state["sessions"] = session + 1
+    state["games"] += sum(r["games"] for r in results)
+    state["decisions"] += sum(r["decisions"] for r in results)
+    state["files"] += [os.path.relpath(t["out"], cfg.out) for t in tasks if os.path.exists(t["out"])]
+    with open(state_path, "w", encoding="utf-8") as f:
+        json.dump(state, f, indent=1)
+    log(f"collected {state['decisions']} decisions in {state['games']} games, {state['seconds']:.0f} s")
+    return state
+
+
+# -- 2 and 3. fit and evaluate -------------------------------------------------------------------
+FIT_COLUMNS = ["decisions", "epoch", "train_loss", "val_loss", "val_agreement", "seconds"]
+EVAL_COLUMNS = ["decisions", "opponent", "games", "deals", "win_rate", "win_rate_lo", "win_rate_hi", "mean_score",
+                "opponent_mean_score", "checkpoint"]
+
+
+def checkpoint_meta(cfg: DistillConfig, decisions: int, extra: dict) -> dict:
+    from sly_scout_env.netfile import table_sizes
+
+    feat = get_game(cfg.game).module("features")
+    obs_size, num_actions = table_sizes(cfg.game, cfg.players, json.dumps(cfg.options, sort_keys=True))
+    return {
+        "format_version": 2, "inputs": "action_features", "features": list(feat.FEATURE_NAMES),
+        "game": cfg.game, "players": cfg.players, "observation_size": obs_size, "num_actions": num_actions,
+        "activation": "ReLU", "hidden": list(cfg.hidden), "options": dict(cfg.options),
+        "trained": dict({"recipe": "distill", "command": cfg.command, "teacher": cfg.teacher,
+                         "decisions": int(decisions), "temperature": cfg.temperature, "epochs": cfg.epochs,
+                         "date": time.strftime("%Y-%m-%d")}, **extra),
+    }
+
+
+def evaluate(checkpoint: str, cfg: DistillConfig) -> list[dict]:
+    """Arena: the checkpoint in one seat, each evaluation bot in every other seat."""
+    from .arena import run_arena
+
+    rows = []
+    for opp in cfg.eval_opponents:
+        res = run_arena(cfg.game, cfg.players, [f"neural:path={checkpoint}"] + [opp] * (cfg.players - 1),
+                        games=cfg.eval_games, seed=EVAL_SEED, workers=cfg.eval_workers, options=dict(cfg.options),
+                        progress=True)
+        me, them = res.stats[0], res.stats[1]
+        rows.append({"opponent": opp, "games": res.games, "deals": res.deals, "win_rate": me.win_rate,
+                     "win_rate_lo": me.win_rate_ci95[0], "win_rate_hi": me.win_rate_ci95[1],
+                     "mean_score": me.mean_score, "opponent_mean_score": them.mean_score})
+    return rows
+
+
+def run(cfg: DistillConfig, log=print) -> dict:
+    """The whole recipe (collect with resume, fit, evaluate); returns the summary dict."""
+    from sly_scout_env.netfile import NeuralPolicy
+
+    from .distill_fit import feature_rows, fit
+
+    cfg.check()
+    os.makedirs(cfg.out, exist_ok=True)
+    with open(os.path.join(cfg.out, "config.json"), "w", encoding="utf-8") as f:
+        json.dump(asdict(cfg), f, indent=1)
+    t_start = time.monotonic()
+    state = run_collect(cfg, log=log)
+    files = [os.path.join(cfg.out, p) for p in state["files"]]
+    if not files:
+        raise SystemExit(f"sly-scout distill: no teacher decision was collected in {state['seconds']:.0f} s; "
+                         "give more --minutes")
+    data = load_data(files)
+    total = len(data["obs"])
+    t_fit = time.monotonic()
+    rows_all = feature_rows(data, cfg.game, cfg.players)
+    fit_path, eval_path = os.path.join(cfg.out, "fit.csv"), os.path.join(cfg.out, "eval.csv")
+    results = []
+    with open(fit_path, "w", newline="", encoding="utf-8") as ff, \
+            open(eval_path, "w", newline="", encoding="utf-8") as ef:
+        fw, ew = csv.writer(ff), csv.writer(ef)
+        fw.writerow(FIT_COLUMNS)
+        ew.writerow(EVAL_COLUMNS)
+        for frac in cfg.curve:
+            n = max(1, int(round(total * frac)))
+            part = take(data, n)
+            log(f"fit on {n} of {total} decisions")
+            model, history = fit(rows_all[: part["offsets"][-1]], part, hidden=cfg.hidden, epochs=cfg.epochs,
+                                 lr=cfg.learning_rate, batch=cfg.batch_size, temperature=cfg.temperature,
+                                 seed=cfg.seed, log=log)
+            for h in history:
+                fw.writerow([n, h["epoch"], f"{h['train_loss']:.5f}", f"{h['val_loss']:.5f}",
+                             f"{h['val_agreement']:.4f}", h["seconds"]])
+            ff.flush()
+            layers, head = model.arrays()
+            meta = checkpoint_meta(cfg, n, {"collect_seconds": round(state["seconds"]), "games": state["games"],
+                                            "val_agreement": history[-1]["val_agreement"]})
+            ckpt = os.path.join(cfg.out, "checkpoints", f"decisions_{n:07d}.npz")
+            NeuralPolicy(layers, head, meta, source=ckpt).save(ckpt)
+            for r in evaluate(ckpt, cfg):
+                ew.writerow([n, r["opponent"], r["games"], r["deals"], f"{r['win_rate']:.6f}",
+                             f"{r['win_rate_lo']:.6f}", f"{r['win_rate_hi']:.6f}", f"{r['mean_score']:.4f}",
+                             f"{r['opponent_mean_score']:.4f}", os.path.relpath(ckpt, cfg.out)])
+                ef.flush()
+                results.append(dict(r, decisions=n))
+                log(f"  {n} decisions vs {r['opponent']}: win share {r['win_rate']:.3f} "
+                    f"[{r['win_rate_lo']:.3f}, {r['win_rate_hi']:.3f}] over {r['deals']} deals ({r['games']} games)")
+    final = os.path.join(cfg.out, "final.npz")
+    shutil.copyfile(ckpt, final)  # the last curve point is the fit on all the data
+    summary = {"collect_seconds": round(state["seconds"], 1), "decisions": total, "games": state["games"],
+               "fit_and_eval_seconds": round(time.monotonic() - t_fit, 1),
+               "this_invocation_seconds": round(time.monotonic() - t_start, 1),
+               "final": final, "final_eval": [r for r in results if r["decisions"] == total]}
+    with open(os.path.join(cfg.out, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=1)
+    log(f"final network: {final}")
+    return summary

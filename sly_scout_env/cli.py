@@ -125,13 +125,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_simulate(sub)
     # Bots, the arena, play and training are the top layer (agents/); imported here, not in the envs.
-    from agents.cli import add_arena_parser, add_play_parser, add_train_parser
+    from agents.cli import add_arena_parser, add_distill_parser, add_play_parser, add_train_parser
     from agents.demo import add_demo_parser
     from agents.web.cli import add_serve_parser
 
     add_arena_parser(sub)
     add_play_parser(sub)
     add_train_parser(sub)
+    add_distill_parser(sub)
     add_demo_parser(sub)
     add_serve_parser(sub)
     return parser
@@ -158,6 +159,10 @@ def main(argv: list[str] | None = None) -> int:
         from agents.cli import run_train
 
         run_train(args)
+    elif args.command == "distill":
+        from agents.cli import run_distill
+
+        run_distill(args)
     elif args.command == "demo":
         from agents.demo import run_demo_args
 

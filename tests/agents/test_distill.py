@@ -1,0 +1,136 @@
+"""The distillation recipe (agents/distill.py, agents/distill_fit.py): collection, fit, the command."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.distill import DistillConfig, collect, load_data, run, take, teacher_seats  # noqa: E402
+from agents.distill_fit import _batch_rows, _segment_log_softmax, _targets, feature_rows, fit  # noqa: E402
+from sly_scout_env.games import get_game  # noqa: E402
+
+FAST_TEACHER = "ismcts:iterations=24"
+
+
+def test_teacher_seats_are_one_or_two():
+    rng = np.random.default_rng(0)
+    counts = {sum(teacher_seats(4, rng)) for _ in range(200)}
+    assert counts == {1, 2}
+    assert all(sum(teacher_seats(2, rng)) in (1, 2) for _ in range(50))
+
+
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("collect") / "w.npz")
+    stats = collect("scout", 3, seconds=60, seed=5, out=out, teacher=FAST_TEACHER, max_decisions=40)
+    return out, stats
+
+
+def test_collect_records_legal_moves_and_the_search_visits(collected):
+    out, stats = collected
+    data = load_data([out])
+    assert stats["decisions"] == len(data["obs"]) >= 40
+    off = data["offsets"]
+    assert off[0] == 0 and off[-1] == len(data["ids"]) == len(data["visits"])
+    size = get_game("scout").module("observation").observation_size(3)
+    assert data["obs"].shape[1] == size
+    for i in range(len(data["obs"])):
+        ids, v = data["ids"][off[i]:off[i + 1]], data["visits"][off[i]:off[i + 1]]
+        assert len(ids) >= 2 and np.all(np.diff(ids) > 0)  # decisions with a choice, ids ascending
+        assert 0 < v.sum() <= 24  # the root's children share the 24 iterations
+    # Every decision's observation is a real one: the flip phase's rows have exactly ids 0 and 1.
+    phase = get_game("scout").module("observation").observation_slices(3)["phase"]
+    flips = [i for i in range(len(data["obs"])) if data["obs"][i, phase][0] == 1]
+    assert flips and all(list(data["ids"][off[i]:off[i + 1]]) == [0, 1] for i in flips)
+
+
+def test_take_and_load_keep_decisions_whole(collected):
+    out, _ = collected
+    data = load_data([out, out])
+    n = len(data["obs"]) // 2
+    assert np.array_equal(data["offsets"][n + 1:] - data["offsets"][n], data["offsets"][1:n + 1])
+    part = take(data, 7)
+    assert len(part["obs"]) == 7 and len(part["ids"]) == part["offsets"][-1] == data["offsets"][7]
+
+
+def test_batch_rows_and_segment_softmax():
+    off = np.array([0, 3, 5, 9])
+    rows, seg = _batch_rows(off, np.array([2, 0]))
+    assert rows.tolist() == [5, 6, 7, 8, 0, 1, 2] and seg.tolist() == [0, 0, 0, 0, 1, 1, 1]
+    z = torch.tensor([1.0, 2.0, 3.0, 4.0, 0.5, -1.0, 2.0])
+    lp = _segment_log_softmax(torch, z, torch.from_numpy(seg), 2)
+    assert torch.allclose(lp[:4], torch.log_softmax(z[:4], 0)) and torch.allclose(lp[4:], torch.log_softmax(z[4:], 0))
+
+
+def test_targets_sharpen_with_temperature():
+    data = {"offsets": np.array([0, 2]), "visits": np.array([30.0, 10.0], np.float32)}
+    t1, _ = _targets(data, 1.0)
+    t05, _ = _targets(data, 0.5)
+    assert np.allclose(t1, [0.75, 0.25]) and np.allclose(t05, [0.9, 0.1])
+
+
+def test_fit_learns_a_rule_the_features_show():
+    """Synthetic teacher: always the action with the larger feature 0 of its row: learnable, so
+    the held-out agreement must become near perfect (an untrained net is at about one half)."""
+    rng = np.random.default_rng(0)
+    n, k = 600, 2
+    rows = rng.normal(size=(n * k, 5)).astype(np.float32)
+    visits = np.zeros(n * k, np.float32)
+    for i in range(n):
+        visits[i * k + int(np.argmax(rows[i * k:(i + 1) * k, 0]))] = 10
+    data = {"offsets": np.arange(0, n * k + 1, k), "visits": visits}
+    _, hist = fit(rows, data, hidden=[16], epochs=25, lr=3e-3, batch=64, log=lambda s: None)
+    assert hist[-1]["val_agreement"] >= 0.9
+    assert hist[-1]["train_loss"] < hist[0]["train_loss"]
+
+
+def test_feature_rows_match_the_kernel(collected):
+    out, _ = collected
+    data = take(load_data([out]), 5)
+    rows = feature_rows(data, "scout", 3)
+    feat = get_game("scout").module("features")
+    off = data["offsets"]
+    for i in range(5):
+        assert np.array_equal(rows[off[i]:off[i + 1]], feat.features_of(data["obs"][i], data["ids"][off[i]:off[i + 1]], 3))
+
+
+@pytest.mark.parametrize("bad, words", [
+    (dict(players=7), "players=7"),
+    (dict(game="sly", players=2), "no per-action features"),
+    (dict(minutes=0), "minutes=0"),
+    (dict(temperature=0), "temperature=0"),
+    (dict(curve=[0.5]), "curve"),
+    (dict(hidden=[]), "hidden"),
+    (dict(teacher="nosuchbot"), "nosuchbot"),
+    (dict(options={"rounds": 0}), "rounds"),
+])
+def test_config_errors_name_the_bad_value(bad, words):
+    cfg = DistillConfig(**dict(dict(game="scout", players=2), **bad))
+    with pytest.raises(ValueError, match=words):
+        cfg.check()
+
+
+def test_the_recipe_end_to_end_and_resume(tmp_path):
+    out = str(tmp_path / "run")
+    cfg = DistillConfig("scout", 2, minutes=2, decisions=40, workers=1, teacher=FAST_TEACHER, epochs=2,
+                        curve=[0.5, 1.0], eval_games=4, eval_workers=1, out=out, options={"rounds": 1})
+    summary = run(cfg, log=lambda s: None)
+    state = json.load(open(os.path.join(out, "collect.json")))
+    assert state["decisions"] == summary["decisions"] >= 40
+    from sly_scout_env.netfile import load
+
+    net = load(summary["final"])
+    assert net.meta["inputs"] == "action_features" and net.meta["trained"]["decisions"] == summary["decisions"]
+    evals = open(os.path.join(out, "eval.csv")).read().splitlines()
+    assert len(evals) == 1 + 2 and evals[-1].split(",")[1] == "greedy"
+    fits = open(os.path.join(out, "fit.csv")).read().splitlines()
+    assert len(fits) == 1 + 2 * 2
+    # Run again: nothing more is collected and the same data gives the same network.
+    before = open(summary["final"], "rb").read()
+    summary2 = run(cfg, log=lambda s: None)
+    assert json.load(open(os.path.join(out, "collect.json"))) == state
+    a, b = load(summary2["final"]), net
+    assert all(np.array_equal(x[0], y[0]) for x, y in zip(a.layers, b.layers)) and len(before) > 0
