@@ -104,6 +104,8 @@ class NeuralPolicy:
         # the game's features module for an action scorer (set by _validate), else None
         self.features = None
         _validate(self, source)
+        if self.meta["format_version"] >= 2:  # version 2 states what the network reads (what save writes)
+            self.meta.setdefault("inputs", OBSERVATION)
         self.game = self.meta["game"]
         self.players = self.meta["players"]
         self.observation_size = self.meta["observation_size"]
