@@ -14,7 +14,7 @@ from sly_scout_env.games import GAMES, get_game
 from sly_scout_env.learner import SingleLearnerBatch
 from sly_scout_env.netpolicy import compiled_policies, obs_size
 
-from .scorer import random_scorer
+from .nets import random_scorer
 
 
 class Replay:
@@ -85,7 +85,7 @@ CASES = [
     ("sly", dict(num_players=2), "neural", "rotate", "score", None),
     ("sly", dict(num_players=3), ["neural", "greedy"], "rotate", "win", None),
     ("scout", dict(num_players=4, rounds=1), "neural", "rotate", "score", None),  # a prior (greedy) network
-    # An action scorer (netfile's inputs "action_features"; SCORER: tests/scorer.py's, saved by the fixture).
+    # An action scorer (netfile's inputs "action_features"; SCORER: tests/nets.py's, saved by the fixture).
     ("scout", dict(num_players=3, rounds=1), ["SCORER", "greedy"], "rotate", "win", None),
 ]
 

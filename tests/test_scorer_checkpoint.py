@@ -24,7 +24,7 @@ from sly_scout_env.sb3_vec import SingleAgentVecEnv
 from sly_scout_env.scout.features import FEATURE_NAMES, FEATURE_SIZE, features_of
 from sly_scout_env.simulation import simulate
 
-from .scorer import random_mlp, random_scorer
+from .nets import assert_same_moves, random_mlp, random_scorer
 
 COUNTS = (2, 3, 4, 5)
 SCOUT = get_game("scout")
@@ -301,17 +301,6 @@ def _compiled_vs_numpy(policy, pid, nets, positions):
     return out
 
 
-def _assert_same_moves(results):
-    """Equal moves; the float32 sums run in another order than numpy's, so a different move is
-    allowed only at a tie to rounding (logits within 1e-4), and rarely."""
-    near_ties = 0
-    for a, b, z in results:
-        if a != b:
-            assert abs(z[a] - z[b]) < 1e-4, (a, b, z[a], z[b])
-            near_ties += 1
-    assert near_ties <= len(results) // 200
-
-
 @pytest.mark.parametrize("players", COUNTS)
 def test_compiled_move_equals_the_numpy_bot(scorers, players):
     policy = load(scorers[players])
@@ -319,7 +308,7 @@ def test_compiled_move_equals_the_numpy_bot(scorers, players):
     assert ids.tolist() == [SP.GREEDY, SP.NEURAL]
     assert work_size(nets) == policy.num_actions * FEATURE_SIZE + 2 * 32  # the rows, then two hidden halves
     results = _compiled_vs_numpy(policy, int(ids[1]), nets, _random_positions(players, 600, seed=10 + players))
-    _assert_same_moves(results)
+    assert_same_moves(results)
     assert len({a for a, _, _ in results}) > 30  # many different moves: not one constant answer
 
 
@@ -332,8 +321,8 @@ def test_compiled_move_equals_numpy_for_other_shapes(tmp_path, activation, hidde
     assert ids.tolist() == [SP.NEURAL, SP.NEURAL + 1]
     assert work_size(nets) == max(2 * 24, scorer.num_actions * FEATURE_SIZE + 2 * max(hidden, default=0))
     positions = _random_positions(3, 400, seed=len(hidden))
-    _assert_same_moves(_compiled_vs_numpy(scorer, int(ids[1]), nets, positions))
-    _assert_same_moves(_compiled_vs_numpy(mlp, int(ids[0]), nets, positions[:100]))
+    assert_same_moves(_compiled_vs_numpy(scorer, int(ids[1]), nets, positions))
+    assert_same_moves(_compiled_vs_numpy(mlp, int(ids[0]), nets, positions[:100]))
 
 
 def test_compiled_scorer_refuses_short_buffers(scorers):
