@@ -157,7 +157,7 @@ class NeuralPolicy:
         z = np.full(self.num_actions, -np.inf, dtype=np.float32)
         # Blocks of rows small enough for a one-thread BLAS product (OpenBLAS goes multi-threaded
         # above 2**18 multiply-adds, which costs milliseconds on a loaded machine: measured p99
-        # 4 ms a move with 128x128 layers; in blocks, 0.12 ms). The rows are independent.
+        # 4 ms a move with 128x128 layers; in blocks, 0.15 ms). The rows are independent.
         widest = max(w.shape[0] * w.shape[1] for w, _ in self.layers + [self.head])
         step = max(1, _BLAS_ONE_THREAD // widest)
         out = np.concatenate([self._forward(rows[i : i + step]) for i in range(0, len(rows), step)])

@@ -48,7 +48,8 @@ move when the checkpoint has a prior), the lowest legal id among equal logits, a
 ``NeuralPolicy.act(deterministic=True)``; an action scorer runs its MLP on each legal
 action's row and plays the argmax of those logits. The sums run in float32 in another order than
 numpy's, so the two can differ only where two legal logits are within float32 rounding
-(tests/test_netpolicy.py compares them on positions of every shipped checkpoint).
+(tests/test_netpolicy.py compares them on positions of every shipped checkpoint,
+tests/test_scorer_checkpoint.py for action scorers).
 """
 
 from __future__ import annotations
