@@ -95,8 +95,6 @@ def scorer_path(tmp_path_factory):
     return random_scorer(3, seed=1).save(str(tmp_path_factory.mktemp("scorer") / "scout3.npz"))
 
 
-
-
 @pytest.mark.parametrize("game,options,opponents,seat,reward,max_steps", CASES)
 def test_every_row_equals_a_replay_through_the_raw_env(game, options, opponents, seat, reward, max_steps,
                                                       scorer_path):
