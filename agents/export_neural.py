@@ -30,6 +30,7 @@ def export_model(model, path: str, *, game: str, players: int, options: dict | N
     obs_size, num_actions = table_sizes(game, players, json.dumps(options, sort_keys=True, default=str))
     meta = {
         "format_version": FORMAT_VERSION,
+        "inputs": "observation",  # an MLP over the observation (netfile's first kind)
         "game": game,
         "players": int(players),
         "observation_size": obs_size,

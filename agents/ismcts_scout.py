@@ -166,7 +166,7 @@ class ScoutAdapter:
         self.horizon = horizon
         self.rounds = opts["rounds"]  # the real game length (the row's is cut to the horizon)
         self.prune = bool(prune)
-        self._scratch = R.make_scratch()
+        self._scratch = np.zeros(SP.CHOOSE_SCRATCH, dtype=np.int64)  # SP.choose's (a neural scorer's too)
         self.observation_size = int(observation_size(self.num_players))
         self._obs = np.zeros(self.observation_size, dtype=np.float32)
         self._prng = np.zeros(1, dtype=np.int64)

@@ -19,7 +19,9 @@ The file format and its reader are in :mod:`sly_scout_env.netfile` (shared with 
 Numba: ``simulate``, the fast learner's opponents, ISMCTS rollouts). The forward pass is
 ``act(W x + b)`` per hidden layer, then the logits; with a prior, ``W`` is added to the
 logit of the prior bot's move in this position (the bot, e.g. ``greedy``, reads the same
-observation and mask; agents/prior_policy.py explains why). The bot plays the masked
+observation and mask; agents/prior_policy.py explains why). An action scorer (format
+version 2, ``inputs: "action_features"``: Scout's per-action features, one logit per legal
+action) plays the same way, from the same observation and mask. The bot plays the masked
 argmax (``deterministic=False``: a sample from the masked softmax drawn with the bot's own
 generator, seeded in ``reset``). One move costs tens of microseconds in numpy. Every check
 is made at load time or reset, with an error naming the file and what is wrong (see
@@ -121,14 +123,15 @@ class NeuralAgent(Agent):
                                self._prior_action(observation, action_mask, info))
 
     def logits(self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None) -> np.ndarray:
-        """The logits ``act`` chooses from (all actions; the prior bot's move included), float64.
+        """The logits ``act`` chooses from (all actions; the prior bot's move included), float64;
+        an action scorer's are -inf off the legal actions.
 
         ``act`` plays the masked argmax of these (or samples their masked softmax); ISMCTS
         guided by the network (``ismcts:guide=neural``) uses their masked softmax as its prior.
         """
         if self.policy is None:
             raise ValueError("NeuralAgent.logits called before reset(); call reset(seed, game=..., ...) first")
-        z = self.policy.logits(observation).astype(np.float64)
+        z = self.policy.logits(observation, action_mask).astype(np.float64)
         prior = self._prior_action(observation, action_mask, info or {})
         if prior is not None:
             z[int(prior)] += self.policy.prior["weight"]

@@ -99,6 +99,14 @@ so a batched version loops rows with ``prange``. Nothing below allocates per mov
 ``env`` -- the PettingZoo AEC env (``raw_env``, ``env``): a :class:`_aec.CardGameRawEnv`
     whose ``_k_*`` hooks call the kernels above.
 
+``features`` -- optional (:data:`OPTIONAL`; ``GameSpec.optional_module``): per-action features
+    for the ``neural`` checkpoints that score each legal action (``sly_scout_env/netfile.py``)
+    ``FEATURE_NAMES``, ``FEATURE_SIZE``; ``action_features(obs, legal, n, num_players, work,
+      values, out)``: compiled, the rows of ``legal[:n]`` into ``out[:n, :FEATURE_SIZE]`` from
+      the acting seat's observation ``obs`` (``work``: int64 of ``heuristic.WORK_SIZE``,
+      ``values``: int64 of at least ``n``); ``features_of(obs, legal, num_players)``: the same
+      rows as a new array. A game without it (Sly) refuses such checkpoints.
+
 ``heuristic``, ``determinize`` -- the greedy bot's evaluation and the ISMCTS
     determinization (game-specific; used by ``policies`` and ``agents/ismcts_<game>.py``).
 """
@@ -122,4 +130,9 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "codec": ("state_to_dict", "dict_to_state"),
     "text": ("decode_action", "encode_action", "action_to_str", "render_text", "narrate"),
     "env": ("raw_env", "env"),
+}
+
+# Roles a game may provide; when it does, its module defines these names.
+OPTIONAL: dict[str, tuple[str, ...]] = {
+    "features": ("FEATURE_NAMES", "FEATURE_SIZE", "action_features", "features_of"),
 }

@@ -24,6 +24,8 @@ Where a game's behaviour lives: ``<package>.<role>`` for the roles of the contra
     batch        batched kernels: vector env, simulate, the single-learner engine
     policies     compiled bots (random, greedy) for simulate, ISMCTS rollouts, SB3 opponents
     heuristic, determinize   the greedy evaluation and ISMCTS's determinization
+    features     optional (``spec.optional_module("features")``, None without): per-action
+                 features for the neural checkpoints that score actions (Scout has it)
 
 and the rules as implemented in ``docs/<name>_rules.md``. Game-specific bots sit in
 ``agents/`` (``<name>_greedy.py``, ``ismcts_<name>.py``), registered in ``agents/registry.py``.
@@ -35,6 +37,7 @@ Importing this module imports no game: a spec names its modules, and
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -97,6 +100,14 @@ class GameSpec:
     def module(self, role: str) -> ModuleType:
         """The game's module for ``role`` (``"rules"``, ``"batch"``, ``"policies"``, ...)."""
         return importlib.import_module(f"{self.package}.{role}")
+
+    def optional_module(self, role: str) -> ModuleType | None:
+        """The game's module for an optional ``role`` (``contract.OPTIONAL``), or None when the
+        game has none (Sly has no ``features``). An error inside an existing module is raised."""
+        name = f"{self.package}.{role}"
+        if importlib.util.find_spec(name) is None:
+            return None
+        return importlib.import_module(name)
 
     @property
     def env_module(self) -> ModuleType:

@@ -85,21 +85,40 @@ def win_rewards(num_p, out):
 
 # -- trained networks as compiled policies (sly_scout_env.netpolicy: the layout of ``nets``) --
 NO_NETS = np.zeros(0, dtype=np.float32)  # the ``nets`` of a run in which no seat plays neural
-NET_HEADER = 5  # a network's header: in, L, activation, prior id, prior weight
+# A network's header: observation size, L, activation, prior id, prior weight, kind, rows
+# (an action scorer: the most feature rows, the table's action count), first-layer width.
+NET_HEADER = 8
 NET_TANH = 0  # activation codes
 NET_RELU = 1
+NET_OBSERVATION = 0  # kinds: logits of every action from the observation
+NET_SCORER = 1  # one logit per legal action from its feature row
+
+
+@njit(cache=True)
+def _net_half(nets, o):
+    """The widest hidden layer of the network at offset ``o``: one half of its workspace."""
+    half = 0
+    for l in range(int(nets[o + 1])):
+        half = max(half, int(nets[o + NET_HEADER + l]))
+    return half
+
+
+@njit(cache=True)
+def _net_rows_size(nets, o):
+    """Floats of feature rows an action scorer keeps before its hidden activations (0: none)."""
+    if int(nets[o + 5]) != NET_SCORER:
+        return 0
+    return int(nets[o + 6]) * int(nets[o + 7])
 
 
 @njit(cache=True)
 def work_size(nets):
-    """Floats of hidden activations the networks of ``nets`` need after the observation."""
+    """Floats the networks of ``nets`` need after the observation: an action scorer's feature
+    rows, then two halves of hidden activations."""
     most = 0
     for k in range(int(nets[0]) if nets.shape[0] > 0 else 0):
         o = int(nets[1 + k])
-        for l in range(int(nets[o + 1])):
-            h = int(nets[o + NET_HEADER + l])
-            if 2 * h > most:
-                most = 2 * h
+        most = max(most, _net_rows_size(nets, o) + 2 * _net_half(nets, o))
     return most
 
 
@@ -125,6 +144,12 @@ def net_fits(nets, k, observation_size):
     return 0 <= k < net_count(nets) and net_input_size(nets, k) == observation_size
 
 
+@njit(cache=True)
+def net_scores_actions(nets, k):
+    """Network ``k`` is an action scorer: the caller writes feature rows (:func:`net_feature_rows`)."""
+    return int(nets[int(nets[1 + k]) + 5]) == NET_SCORER
+
+
 @njit(cache=True, inline="always")
 def _axpy(a, x, y):
     """``y += a * x`` (float32 views of equal length; a loop LLVM vectorizes)."""
@@ -142,25 +167,16 @@ def _dot(x, w):
 
 
 @njit(cache=True)
-def net_move(nets, k, obs, legal, n, prior_action):
-    """Network ``k``'s masked argmax over ``legal[:n]`` (ascending) for the observation in
-    ``obs[:in]``, hidden activations in ``obs[in:]``; ``prior_action`` gets the prior weight."""
-    o = int(nets[1 + k])
-    d = int(nets[o])
+def _hidden(nets, o, x, work):
+    """The hidden layers of the network at offset ``o`` on the input ``x``, activations in the
+    two halves of ``work``; returns the last layer's activations and the head's offset."""
     layers = int(nets[o + 1])
     act = int(nets[o + 2])
-    prior_weight = nets[o + 4]
+    half = _net_half(nets, o)
     p = o + NET_HEADER + layers + 1  # the first weight
-    half = 0  # the two halves of the workspace hold consecutive layers' activations
-    for l in range(layers):
-        half = max(half, int(nets[o + NET_HEADER + l]))
-    if obs.shape[0] < d + 2 * half:  # the kernels do not bounds-check: refuse, never overrun
-        raise ValueError("netpolicy.net_move: obs must hold netpolicy.obs_size(observation size, nets) floats")
-    x = obs[:d]  # the current layer's input
     for l in range(layers):
         h = int(nets[o + NET_HEADER + l])
-        start = d + (l % 2) * half
-        y = obs[start : start + h]
+        y = work[(l % 2) * half : (l % 2) * half + h]
         bias = p + x.shape[0] * h
         y[:] = nets[bias : bias + h]
         for j in range(x.shape[0]):
@@ -174,8 +190,23 @@ def net_move(nets, k, obs, legal, n, prior_action):
                 y[r] = max(y[r], 0.0)
         p = bias + h
         x = y
+    return x, p
+
+
+@njit(cache=True)
+def net_move(nets, k, obs, legal, n, prior_action):
+    """Network ``k``'s masked argmax over ``legal[:n]`` (ascending) for the observation in
+    ``obs[:in]``, hidden activations in ``obs[in:]``; ``prior_action`` gets the prior weight."""
+    o = int(nets[1 + k])
+    d = int(nets[o])
+    prior_weight = nets[o + 4]
+    if int(nets[o + 5]) != NET_OBSERVATION:
+        raise ValueError("netpolicy.net_move: an action scorer's move is net_score_move's")
+    if obs.shape[0] < d + 2 * _net_half(nets, o):  # the kernels do not bounds-check: refuse, never overrun
+        raise ValueError("netpolicy.net_move: obs must hold netpolicy.obs_size(observation size, nets) floats")
+    x, p = _hidden(nets, o, obs[:d], obs[d:])
     width = x.shape[0]
-    outs = int(nets[o + NET_HEADER + layers])
+    outs = int(nets[o + NET_HEADER + int(nets[o + 1])])
     head_bias = p + outs * width
     best = -1
     best_z = 0.0
@@ -186,5 +217,39 @@ def net_move(nets, k, obs, legal, n, prior_action):
             z += prior_weight
         if best < 0 or z > best_z:
             best = a
+            best_z = z
+    return best
+
+
+@njit(cache=True)
+def net_feature_rows(nets, k, obs, n):
+    """The ``(n, features)`` view of ``obs`` after the observation where the caller writes the
+    feature rows of its ``n`` legal actions for the action scorer ``k``."""
+    o = int(nets[1 + k])
+    d = int(nets[o])
+    width = int(nets[o + 7])
+    if n > int(nets[o + 6]):
+        raise ValueError("netpolicy.net_feature_rows: more legal actions than the table's action count")
+    if obs.shape[0] < d + _net_rows_size(nets, o) + 2 * _net_half(nets, o):  # never overrun
+        raise ValueError("netpolicy.net_feature_rows: obs must hold netpolicy.obs_size(observation size, nets) floats")
+    return obs[d : d + n * width].reshape((n, width))
+
+
+@njit(cache=True)
+def net_score_move(nets, k, obs, legal, n):
+    """The action scorer ``k``'s argmax over ``legal[:n]`` (ascending; the lowest id among equal
+    logits), the feature rows of those actions in :func:`net_feature_rows`' view of ``obs``."""
+    o = int(nets[1 + k])
+    d = int(nets[o])
+    width = int(nets[o + 7])
+    rows = obs[d : d + n * width]
+    work = obs[d + _net_rows_size(nets, o) :]
+    best = -1
+    best_z = 0.0
+    for i in range(n):
+        x, p = _hidden(nets, o, rows[i * width : (i + 1) * width], work)
+        z = np.float64(_dot(x, nets[p : p + x.shape[0]]) + nets[p + x.shape[0]])
+        if best < 0 or z > best_z:
+            best = legal[i]
             best_z = z
     return best

@@ -4,23 +4,38 @@ The reader lives in the core package so that the compiled ``neural`` policy
 (:mod:`sly_scout_env.netpolicy`: simulation, the fast learner's opponents, ISMCTS
 rollouts) and the ``neural`` bot (``agents/neural.py``) load the same files the same way.
 
-File format (version 1): an ``.npz`` read with ``np.load(allow_pickle=False)``::
+File format (version 2; version-1 files still load): an ``.npz`` read with
+``np.load(allow_pickle=False)``::
 
     format      str   "sly-scout-neural"
-    meta        str   JSON: format_version, game, players, observation_size, num_actions,
-                      activation, hidden (layer sizes), options (trained on), trained
-                      (command, wall time, timesteps, date ...: free-form provenance),
-                      optional prior {"bot": SPEC, "weight": W}
+    meta        str   JSON: format_version, inputs (version 2, below), game, players,
+                      observation_size, num_actions, activation, hidden (layer sizes),
+                      options (trained on), trained (command, wall time, timesteps, date ...:
+                      free-form provenance), optional prior {"bot": SPEC, "weight": W};
+                      with inputs "action_features" also features (the column names)
     w0, b0 ...  float32  hidden layer k: weight (out, in), bias (out,)
-    w_out, b_out float32  action logits: weight (num_actions, last hidden), bias
+    w_out, b_out float32  the output layer: weight (out, last hidden), bias (out,)
 
-The forward pass is ``act(W x + b)`` per hidden layer, then the logits; with a prior,
-``W`` is added to the logit of the prior bot's move in this position. Every check is
-made at load time, with an error naming the file and what is wrong: unreadable /
-truncated file, missing arrays, another format version, unknown game or player count,
-layer shapes that do not chain, non-finite weights. (Whether the prior bot exists is
-checked by its user: the ``neural`` bot looks it up among the registered bots, the
-compiled policy among the compiled ones.)
+Two kinds of network, by ``meta["inputs"]`` (a version-1 file has none: ``"observation"``):
+
+``"observation"``: the MLP reads the acting seat's observation vector (``w0`` of width
+    ``observation_size``, or ``w_out`` without hidden layers) and gives one logit per
+    action id (``w_out`` of ``num_actions`` rows). The forward pass is ``act(W x + b)`` per
+    hidden layer, then the logits; with a prior, ``W`` is added to the logit of the prior
+    bot's move in this position.
+``"action_features"``: an action scorer. For each legal action the game's ``features``
+    module (``GameSpec.optional_module("features")``; Sly has none and refuses such files)
+    computes a row of per-action features from the acting seat's observation; the same MLP
+    (``w0`` of width ``FEATURE_SIZE``, ``w_out`` of one row) maps each row to that action's
+    logit, illegal actions get -inf, so the move is the argmax over the legal actions.
+    ``meta["features"]`` must equal the game's ``FEATURE_NAMES`` (a checkpoint for another
+    feature set is refused naming the difference); no prior.
+
+Every check is made at load time, with an error naming the file and what is wrong:
+unreadable / truncated file, missing arrays, another format version, unknown game or
+player count, layer shapes that do not chain, non-finite weights, another feature set.
+(Whether the prior bot exists is checked by its user: the ``neural`` bot looks it up among
+the registered bots, the compiled policy among the compiled ones.)
 """
 
 from __future__ import annotations
@@ -35,11 +50,18 @@ import numpy as np
 from .checks import file_version
 
 FORMAT = "sly-scout-neural"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # what save writes
+READ_VERSIONS = (1, 2)
+# meta["inputs"]: what the network reads (module docstring); version 1 knows the first only.
+OBSERVATION = "observation"
+ACTION_FEATURES = "action_features"
+INPUTS = (OBSERVATION, ACTION_FEATURES)
 # Where the shipped checkpoints live: package data of the distribution, installed beside
 # this package in ``agents/checkpoints`` (pyproject.toml). Found as a directory, so the core
 # reads them without importing the bots' package.
 CHECKPOINT_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "agents", "checkpoints")
+
+_BLAS_ONE_THREAD = 2**18  # multiply-adds of one matrix product below which OpenBLAS uses one thread
 
 ACTIVATIONS = {
     "Tanh": np.tanh,
@@ -74,30 +96,73 @@ class CheckpointError(ValueError):
 
 
 class NeuralPolicy:
-    """The weights and metadata of one checkpoint; ``logits(obs)``, ``act(obs, mask)``."""
+    """The weights and metadata of one checkpoint; ``logits(obs, mask)``, ``act(obs, mask)``."""
 
     def __init__(self, layers, head, meta: dict, source: str = "<memory>"):
         self.source = source
         self.meta = dict(meta)
         self.layers = [(np.ascontiguousarray(w, np.float32), np.ascontiguousarray(b, np.float32)) for w, b in layers]
         self.head = (np.ascontiguousarray(head[0], np.float32), np.ascontiguousarray(head[1], np.float32))
+        # the game's features module for an action scorer (set by _validate), else None
+        self.features = None
         _validate(self, source)
+        if self.meta["format_version"] >= 2:  # version 2 states what the network reads (what save writes)
+            self.meta.setdefault("inputs", OBSERVATION)
         self.game = self.meta["game"]
         self.players = self.meta["players"]
         self.observation_size = self.meta["observation_size"]
         self.num_actions = self.meta["num_actions"]
         self._act = ACTIVATIONS[self.meta["activation"]]
 
-    def logits(self, observation) -> np.ndarray:
+    @property
+    def inputs(self) -> str:
+        """What the network reads: ``"observation"`` or ``"action_features"`` (module docstring)."""
+        return self.meta.get("inputs", OBSERVATION)
+
+    @property
+    def scores_actions(self) -> bool:
+        """True for an action scorer (``inputs == "action_features"``): one logit per feature row."""
+        return self.inputs == ACTION_FEATURES
+
+    def _forward(self, x):
+        for w, b in self.layers:
+            x = self._act(x @ w.T + b)
+        w, b = self.head
+        return x @ w.T + b
+
+    def logits(self, observation, action_mask=None) -> np.ndarray:
+        """The logits of every action id (float32).
+
+        An action scorer needs ``action_mask`` (it computes the rows of the legal actions
+        only) and gives -inf to the illegal ones; the observation kind ignores the mask and
+        also takes a batch of observations (leading axes).
+        """
         x = np.asarray(observation, dtype=np.float32)
         if x.shape[-1] != self.observation_size:
             raise CheckpointError(f"observation of size {x.shape[-1]} given to the checkpoint {self.source} for size "
                                   f"{self.observation_size} ({self.game}, {self.players} players, options "
                                   f"{self.meta.get('options', {})})")
-        for w, b in self.layers:
-            x = self._act(x @ w.T + b)
-        w, b = self.head
-        return x @ w.T + b
+        if not self.scores_actions:
+            return self._forward(x)
+        if action_mask is None:
+            raise ValueError(f"the checkpoint {self.source} scores each legal action (inputs 'action_features'): "
+                             "pass the action mask, logits(observation, action_mask)")
+        mask = np.asarray(action_mask)
+        if x.ndim != 1 or mask.shape != (self.num_actions,):
+            raise ValueError(f"the checkpoint {self.source} scores the actions of one position: give one observation "
+                             f"of size {self.observation_size} and a mask of {self.num_actions} actions (got shapes "
+                             f"{x.shape} and {mask.shape})")
+        legal = legal_actions(mask)
+        rows, which = _distinct_rows(self.features.features_of(x, legal, self.players))
+        z = np.full(self.num_actions, -np.inf, dtype=np.float32)
+        # Blocks of rows small enough for a one-thread BLAS product (OpenBLAS goes multi-threaded
+        # above 2**18 multiply-adds, which costs milliseconds on a loaded machine: measured p99
+        # 4 ms a move with 128x128 layers; in blocks, 0.15 ms). The rows are independent.
+        widest = max(w.shape[0] * w.shape[1] for w, _ in self.layers + [self.head])
+        step = max(1, _BLAS_ONE_THREAD // widest)
+        out = np.concatenate([self._forward(rows[i : i + step]) for i in range(0, len(rows), step)])
+        z[legal] = out[which, 0]
+        return z
 
     @property
     def prior(self) -> dict | None:
@@ -107,7 +172,7 @@ class NeuralPolicy:
     def act(self, observation, action_mask, deterministic: bool = True, rng=None, prior_action=None) -> int:
         """Masked argmax (or sample); ``prior_action``: the prior bot's move, required when there is a prior."""
         legal = legal_actions(action_mask)
-        z = self.logits(observation).astype(np.float64)
+        z = self.logits(observation, action_mask).astype(np.float64)
         if self.prior is not None:
             if prior_action is None:
                 raise ValueError(f"the checkpoint {self.source} adds the move of the bot {self.prior['bot']!r} to its "
@@ -116,8 +181,9 @@ class NeuralPolicy:
         return choose_from_logits(legal, z[legal], deterministic, rng)
 
     def save(self, path: str) -> str:
-        """Write the checkpoint (format version 1); returns ``path``."""
-        arrays = {"format": np.array(FORMAT), "meta": np.array(json.dumps(self.meta, sort_keys=True))}
+        """Write the checkpoint (format version 2, ``inputs`` stated); returns ``path``."""
+        meta = dict(self.meta, format_version=FORMAT_VERSION, inputs=self.inputs)
+        arrays = {"format": np.array(FORMAT), "meta": np.array(json.dumps(meta, sort_keys=True))}
         for k, (w, b) in enumerate(self.layers):
             arrays[f"w{k}"], arrays[f"b{k}"] = w, b
         arrays["w_out"], arrays["b_out"] = self.head
@@ -125,6 +191,20 @@ class NeuralPolicy:
         with open(path, "wb") as f:  # a file object: np.savez_compressed would append .npz to a str path
             np.savez_compressed(f, **arrays)
         return path
+
+
+def _distinct_rows(rows: np.ndarray):
+    """``(distinct rows, index of each row among them)``.
+
+    Why: equal feature rows (e.g. Scouts into equivalent slots) must get equal logits, so
+    that the argmax is the lowest such id, as in the compiled policy; a matrix product may
+    round equal rows differently by their position in the batch. Rows are compared as bytes
+    (``+ 0.0`` turns -0.0 into 0.0), which is ten times faster than ``np.unique(axis=0)``.
+    """
+    rows = np.ascontiguousarray(rows + np.float32(0.0))
+    keys = rows.view(np.dtype((np.void, rows.shape[1] * rows.itemsize))).reshape(-1)
+    _, first, which = np.unique(keys, return_index=True, return_inverse=True)
+    return rows[first], which.reshape(-1)
 
 
 def _validate(policy: NeuralPolicy, source: str) -> None:
@@ -136,8 +216,15 @@ def _validate(policy: NeuralPolicy, source: str) -> None:
     def bad(what):
         raise CheckpointError(f"neural checkpoint {source}: {what}")
 
-    if meta.get("format_version") != FORMAT_VERSION:
-        bad(f"format_version {meta.get('format_version')!r} is not supported (this version reads {FORMAT_VERSION})")
+    version = meta.get("format_version")
+    if isinstance(version, bool) or version not in READ_VERSIONS:
+        bad(f"format_version {version!r} is not supported (this version reads "
+            f"{', '.join(map(str, READ_VERSIONS))})")
+    inputs = meta.get("inputs", OBSERVATION)
+    if inputs not in INPUTS:
+        bad(f"inputs {inputs!r} is not one of {', '.join(INPUTS)}")
+    if version == 1 and inputs != OBSERVATION:
+        bad(f"inputs {inputs!r} needs format_version 2 (version 1 networks read the observation)")
     for key in ("game", "players", "observation_size", "num_actions", "activation", "options"):
         if key not in meta:
             bad(f"metadata has no {key!r}")
@@ -158,7 +245,9 @@ def _validate(policy: NeuralPolicy, source: str) -> None:
     if (meta["observation_size"], meta["num_actions"]) != expected:
         bad(f"observation/action sizes {meta['observation_size']}/{meta['num_actions']} are not those of "
             f"{meta['game']} with {meta['players']} players and options {meta['options']} ({expected[0]}/{expected[1]})")
-    size = meta["observation_size"]
+    size, outputs = meta["observation_size"], meta["num_actions"]
+    if inputs == ACTION_FEATURES:
+        size, outputs = _feature_width(policy, bad), 1
     for k, (w, b) in enumerate(policy.layers + [policy.head]):
         name = f"layer {k}" if k < len(policy.layers) else "the output layer"
         if w.ndim != 2 or b.shape != (w.shape[0],) or w.shape[1] != size:
@@ -167,8 +256,36 @@ def _validate(policy: NeuralPolicy, source: str) -> None:
         if not (np.isfinite(w).all() and np.isfinite(b).all()):
             bad(f"{name} holds non-finite weights")
         size = w.shape[0]
-    if size != meta["num_actions"]:
+    if size != outputs and inputs == ACTION_FEATURES:
+        bad(f"the output layer gives {size} values per action row; an action scorer gives one (w_out of one row)")
+    if size != outputs:
         bad(f"the output layer gives {size} logits; the game has {meta['num_actions']} actions")
+
+
+def _feature_width(policy: NeuralPolicy, bad) -> int:
+    """An action scorer's checks against its game's ``features`` module; the feature count."""
+    from .games import get_game
+
+    meta = policy.meta
+    features = get_game(meta["game"]).optional_module("features")
+    if features is None:
+        bad(f"it scores actions from per-action features (inputs {ACTION_FEATURES!r}), and {meta['game']} has no "
+            "features module; its checkpoints read the observation")
+    if meta.get("prior") is not None:
+        bad(f"an action scorer (inputs {ACTION_FEATURES!r}) takes no prior (it has {meta['prior']!r})")
+    names = meta.get("features")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        bad(f"metadata 'features' {names!r} is not the list of feature names an action scorer needs")
+    want = list(features.FEATURE_NAMES)
+    if names != want:
+        missing = [n for n in want if n not in names]
+        extra = [n for n in names if n not in want]
+        what = (f"missing {missing}" if missing else "") + ("; " if missing and extra else "") + (
+            f"unknown {extra}" if extra else "")
+        bad(f"it was trained on another feature set than {meta['game']}'s ({what or 'another order'}; "
+            f"this version's {len(want)} features: {', '.join(want)})")
+    policy.features = features
+    return features.FEATURE_SIZE
 
 
 @lru_cache(maxsize=64)

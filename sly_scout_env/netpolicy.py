@@ -24,22 +24,32 @@ folders' ``policies.choose`` call it); this module packs the networks and resolv
 Layout of ``nets`` (integers stored as float32, exact below 2**24)::
 
     [K, offset_0 .. offset_{K-1}, net_0, net_1, ...]
-    net: [in, L, activation, prior id, prior weight, h_1 .. h_L, out,
+    net: [observation size, L, activation, prior id, prior weight, kind, rows, in,
+          h_1 .. h_L, out,
           layer 1 .. L: weight transposed (in, out) row-major, bias (out,),
           head: weight (out, h_L) row-major, bias (out,)]
 
+``kind`` 0 reads the observation (``in`` = observation size, ``out`` = the action count,
+``rows`` 0); kind 1 is an action scorer (netfile's ``inputs: "action_features"``: ``in``
+the game's feature count, ``out`` 1, ``rows`` the table's action count, which bounds the
+legal actions of a position; no prior).
+
 Hidden layers are stored transposed so that the forward pass adds ``x_j * W[:, j]`` over
 the non-zero inputs only (the observations are mostly zeros) in loops Numba vectorizes;
-the head computes the logits of the legal actions only. The hidden activations go to
-the caller's ``obs`` buffer after the observation (``obs[in:]``): ``choose`` allocates
-nothing and the shared ``nets`` is only read, so rows may run in parallel. Callers size
-``obs`` with :func:`obs_size`.
+the head computes the logits of the legal actions only. The workspace is the caller's
+``obs`` buffer after the observation: an action scorer's feature rows first (the game's
+``policies`` writes the rows of the legal actions there with its ``features`` kernel),
+then two halves for the hidden activations. ``choose`` allocates nothing and the shared
+``nets`` is only read, so rows may run in parallel. Callers size ``obs`` with
+:func:`obs_size`.
 
 The move: the masked argmax of the logits (plus ``prior weight`` at the prior policy's
 move when the checkpoint has a prior), the lowest legal id among equal logits, as
-``NeuralPolicy.act(deterministic=True)``. The sums run in float32 in another order than
+``NeuralPolicy.act(deterministic=True)``; an action scorer runs its MLP on each legal
+action's row and plays the argmax of those logits. The sums run in float32 in another order than
 numpy's, so the two can differ only where two legal logits are within float32 rounding
-(tests/test_netpolicy.py compares them on positions of every shipped checkpoint).
+(tests/test_netpolicy.py compares them on positions of every shipped checkpoint,
+tests/test_scorer_checkpoint.py for action scorers).
 """
 
 from __future__ import annotations
@@ -68,8 +78,10 @@ def pack(policies, prior_ids) -> np.ndarray:
     for p, prior_id in zip(policies, prior_ids):
         sizes = [w.shape[0] for w, _ in p.layers] + [p.head[0].shape[0]]
         weight = 0.0 if p.prior is None else float(p.prior["weight"])
+        kind, rows = (K.NET_SCORER, p.num_actions) if p.scores_actions else (K.NET_OBSERVATION, 0)
+        first = (p.layers[0][0] if p.layers else p.head[0]).shape[1]
         parts = [np.array([p.observation_size, len(p.layers), ACTIVATION_CODES[p.meta["activation"]], prior_id,
-                           weight] + sizes, dtype=np.float32)]
+                           weight, kind, rows, first] + sizes, dtype=np.float32)]
         for w, b in p.layers:
             parts += [np.ascontiguousarray(w.T).ravel(), b]
         parts += [p.head[0].ravel(), p.head[1]]

@@ -107,7 +107,9 @@ def test_batched_masks_and_observations_equal_the_single_row_kernels(batch, opti
 
 def test_scout_scratch_is_one_row_per_game():
     states, scratch, opts, info = scout_batch.new_batch(5, num_players=3)
-    assert scratch.shape == (5, scout_batch.R.SCRATCH_SIZE) and states.shape == (5, scout_batch.R.ROW_SIZE)
+    # A row: the compiled policies' scratch (the rules' and, after it, a neural action scorer's values)
+    assert scratch.shape == (5, scout_batch.P.CHOOSE_SCRATCH) and states.shape == (5, scout_batch.R.ROW_SIZE)
+    assert scout_batch.P.CHOOSE_SCRATCH >= scout_batch.R.SCRATCH_SIZE
     assert info["num_actions"] == 614
 
 

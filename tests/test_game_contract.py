@@ -5,7 +5,7 @@ import inspect
 import numpy as np
 import pytest
 
-from sly_scout_env.contract import CONTRACT
+from sly_scout_env.contract import CONTRACT, OPTIONAL
 from sly_scout_env.games import GAMES, get_game
 from sly_scout_env.netpolicy import NO_NETS
 
@@ -16,6 +16,24 @@ def test_every_game_module_defines_the_contract_names(game, role):
     module = get_game(game).module(role)
     missing = [name for name in CONTRACT[role] if not hasattr(module, name)]
     assert not missing, f"{module.__name__} lacks {missing}"
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("role", sorted(OPTIONAL))
+def test_an_optional_module_a_game_has_defines_its_names(game, role):
+    module = get_game(game).optional_module(role)
+    if module is None:
+        with pytest.raises(ModuleNotFoundError):
+            get_game(game).module(role)
+        return
+    missing = [name for name in OPTIONAL[role] if not hasattr(module, name)]
+    assert not missing, f"{module.__name__} lacks {missing}"
+
+
+def test_scout_has_features_and_sly_has_none():
+    assert get_game("scout").optional_module("features").FEATURE_SIZE == len(
+        get_game("scout").optional_module("features").FEATURE_NAMES)
+    assert get_game("sly").optional_module("features") is None
 
 
 def _params(fn):

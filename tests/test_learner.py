@@ -14,6 +14,8 @@ from sly_scout_env.games import GAMES, get_game
 from sly_scout_env.learner import SingleLearnerBatch
 from sly_scout_env.netpolicy import compiled_policies, obs_size
 
+from .nets import random_scorer
+
 
 class Replay:
     """One row replayed on the raw AEC env: same deal words, opponents by the compiled ``choose``."""
@@ -83,13 +85,21 @@ CASES = [
     ("sly", dict(num_players=2), "neural", "rotate", "score", None),
     ("sly", dict(num_players=3), ["neural", "greedy"], "rotate", "win", None),
     ("scout", dict(num_players=4, rounds=1), "neural", "rotate", "score", None),  # a prior (greedy) network
+    # An action scorer (netfile's inputs "action_features"; SCORER: tests/nets.py's, saved by the fixture).
+    ("scout", dict(num_players=3, rounds=1), ["SCORER", "greedy"], "rotate", "win", None),
 ]
 
 
+@pytest.fixture(scope="module")
+def scorer_path(tmp_path_factory):
+    return random_scorer(3, seed=1).save(str(tmp_path_factory.mktemp("scorer") / "scout3.npz"))
 
 
 @pytest.mark.parametrize("game,options,opponents,seat,reward,max_steps", CASES)
-def test_every_row_equals_a_replay_through_the_raw_env(game, options, opponents, seat, reward, max_steps):
+def test_every_row_equals_a_replay_through_the_raw_env(game, options, opponents, seat, reward, max_steps,
+                                                      scorer_path):
+    if isinstance(opponents, list):
+        opponents = [f"neural:path={scorer_path}" if o == "SCORER" else o for o in opponents]
     n, seed = 4, 7
     eng = SingleLearnerBatch(game, n, opponents=opponents, learner_seat=seat, reward=reward, max_steps=max_steps,
                              seed=seed, **options)

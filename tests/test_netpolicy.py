@@ -15,6 +15,8 @@ from sly_scout_env.netfile import CheckpointError
 from sly_scout_env.netpolicy import NO_NETS, compiled_policies, obs_size, pack, parse_name, work_size
 from sly_scout_env.simulation import simulate
 
+from .nets import assert_same_moves
+
 SHIPPED = shipped()
 TWO = min(2, numba.config.NUMBA_NUM_THREADS)
 
@@ -60,24 +62,13 @@ def _compiled_and_numpy(policy, ids, nets, positions, word_seed=0):
     return out
 
 
-def _assert_same_moves(results):
-    """Equal moves; the float32 sums run in another order than numpy's, so a different move
-    is allowed only at a tie to rounding (the two logits within 1e-4), and rarely."""
-    near_ties = 0
-    for a, b, z in results:
-        if a != b:
-            assert abs(z[a] - z[b]) < 1e-4, (a, b, z[a], z[b])
-            near_ties += 1
-    assert near_ties <= len(results) // 200
-
-
 @pytest.mark.parametrize("policy", SHIPPED, ids=lambda p: f"{p.game}{p.players}")
 def test_compiled_move_equals_the_numpy_bot_on_every_shipped_checkpoint(policy):
     ids, nets = compiled_policies(policy.game, ["neural"], policy.players)
     assert ids.tolist() == [get_game(policy.game).module("policies").NEURAL]
     positions = _positions(policy.game, policy.players, {}, count=400, seed=policy.players)
     results = _compiled_and_numpy(policy, ids, nets, positions)
-    _assert_same_moves(results)
+    assert_same_moves(results)
     assert len({a for a, _, _ in results}) > 10  # many different moves: not one constant answer
 
 
@@ -107,7 +98,7 @@ def test_compiled_move_equals_numpy_for_other_shapes_and_activations(game, activ
     assert ids.tolist() == [pol.GREEDY, pol.NEURAL, pol.RANDOM]
     assert work_size(nets) == 2 * max(hidden)
     results = _compiled_and_numpy(policy, ids[1:], nets, _positions(game, players, {}, count=150, seed=9))
-    _assert_same_moves(results)
+    assert_same_moves(results)
 
 
 def test_a_prior_with_a_large_weight_makes_the_compiled_moves_the_priors(tmp_path):

@@ -7,8 +7,9 @@ and simulation kernels can hold one id per seat and dispatch without Python obje
 
 ``choose(policy_id, state, scratch, obs, rng, nets)``:
   ``state`` the game row (only public/own fields may be read),
-  ``scratch`` the int64 scratch of ``rules.make_scratch()`` (``legal_actions`` writes the
-  legal ids to ``scratch[:count]``),
+  ``scratch`` an int64 scratch of ``CHOOSE_SCRATCH`` entries (``legal_actions`` writes the
+  legal ids to ``scratch[:count]``; ``rules.make_scratch()``'s length suffices for every
+  policy but a neural action scorer),
   ``obs`` a float32 scratch of ``netpolicy.obs_size(observation size, nets)`` (the
   observation, filled by informed policies, then the networks' hidden activations),
   ``rng`` an int64 array whose element 0 is the policy's own splitmix64 generator word,
@@ -28,8 +29,9 @@ import numpy as np
 from numba import njit
 
 from .._rng import rng_below
-from ..kernels import net_fits, net_move, net_prior
+from ..kernels import net_feature_rows, net_fits, net_move, net_prior, net_score_move, net_scores_actions
 from . import rules as R
+from .features import FEATURE_SIZE, action_features
 from .heuristic import WORK_SIZE, greedy_act
 from .observation import encode_observation, observation_size
 
@@ -46,8 +48,10 @@ assert R.SCRATCH_SIZE - R.S_SETB >= WORK_SIZE
 POLICY_NAMES = ("random", "greedy", "neural")
 
 # Length of the int64 scratch that ``choose`` needs: the rules scratch (legal ids first,
-# greedy's workspace in its tail).
-CHOOSE_SCRATCH = R.SCRATCH_SIZE
+# greedy's workspace in its tail), then greedy's value of each legal action (an action
+# scorer's features hold them: features.action_features' ``values``).
+_S_VALUES = R.SCRATCH_SIZE
+CHOOSE_SCRATCH = _S_VALUES + R.MAX_ACTIONS
 
 
 _POLICY_SALT = np.int64(0x5851F42D4C957F2D)  # decorrelates the move generator from the deal generator
@@ -86,10 +90,21 @@ def _choose_neural(policy_id, state, scratch, n, obs, rng, nets):
     d = observation_size(state[R.NUM_PLAYERS])
     if not net_fits(nets, k, d):
         return -1  # no such network, or one for another table (callers check with netpolicy.compiled_policies)
+    legal = scratch[R.S_ACTS : R.S_ACTS + n]
+    if net_scores_actions(nets, k):  # one logit per legal action, from its feature row
+        if scratch.shape[0] < CHOOSE_SCRATCH:  # the kernels do not bounds-check: refuse, never overrun
+            raise ValueError("scout policies.choose: an action scorer needs a scratch of CHOOSE_SCRATCH entries")
+        encode_observation(state, state[R.CURRENT_PLAYER], obs[:d])
+        rows = net_feature_rows(nets, k, obs, n)
+        if rows.shape[1] != FEATURE_SIZE:
+            return -1  # packed for another feature set (netfile refuses those at load)
+        action_features(obs[:d], legal, n, state[R.NUM_PLAYERS], scratch[R.S_SETB : _S_VALUES],
+                        scratch[_S_VALUES : _S_VALUES + n], rows)
+        return net_score_move(nets, k, obs, legal, n)
     p = net_prior(nets, k)
     prior = -1 if p < 0 else _choose_heuristic(p, state, scratch, n, obs, rng)
     encode_observation(state, state[R.CURRENT_PLAYER], obs[:d])
-    return net_move(nets, k, obs, scratch[R.S_ACTS : R.S_ACTS + n], n, prior)
+    return net_move(nets, k, obs, legal, n, prior)
 
 
 @njit(cache=True)

@@ -1,0 +1,51 @@
+"""Test helpers for ``neural`` checkpoints: seeded random-weight action scorers (netfile's
+``inputs: "action_features"``) and networks over the observation; the comparison of compiled
+and numpy moves."""
+
+import json
+
+import numpy as np
+
+from sly_scout_env.games import get_game
+from sly_scout_env.netfile import FORMAT_VERSION, NeuralPolicy, table_sizes
+
+
+def random_scorer(players, hidden=(32, 16), activation="ReLU", seed=0, game="scout", options=None) -> NeuralPolicy:
+    """A scorer for ``game`` (its ``features`` module's names) with seeded random weights."""
+    options = dict(options or {})
+    D, A = table_sizes(game, players, json.dumps(options, sort_keys=True))
+    names = list(get_game(game).optional_module("features").FEATURE_NAMES)
+    rng = np.random.default_rng(seed)
+    sizes = [len(names), *hidden]
+    layers = [(rng.normal(size=(o, i)).astype(np.float32), rng.normal(size=o).astype(np.float32) * 0.1)
+              for i, o in zip(sizes[:-1], sizes[1:])]
+    head = (rng.normal(size=(1, sizes[-1])).astype(np.float32), rng.normal(size=1).astype(np.float32))
+    meta = {"format_version": FORMAT_VERSION, "inputs": "action_features", "features": names, "game": game,
+            "players": players, "observation_size": D, "num_actions": A, "activation": activation,
+            "hidden": list(hidden), "options": options, "trained": {"command": "tests/nets.py"}}
+    return NeuralPolicy(layers, head, meta)
+
+
+def random_mlp(game, players, hidden=(24,), seed=0) -> NeuralPolicy:
+    """A network over the observation (``inputs: "observation"``), Tanh, seeded random weights."""
+    D, A = table_sizes(game, players, json.dumps({}))
+    rng = np.random.default_rng(seed)
+    sizes = [D, *hidden, A]
+    weights = [(rng.normal(size=(o, i)).astype(np.float32) * 0.3, rng.normal(size=o).astype(np.float32) * 0.1)
+               for i, o in zip(sizes[:-1], sizes[1:])]
+    meta = {"format_version": FORMAT_VERSION, "inputs": "observation", "game": game, "players": players,
+            "observation_size": D, "num_actions": A, "activation": "Tanh", "hidden": list(hidden), "options": {},
+            "trained": {}}
+    return NeuralPolicy(weights[:-1], weights[-1], meta)
+
+
+def assert_same_moves(results):
+    """``results``: (compiled move, numpy move, numpy logits) per position. Equal moves; the
+    float32 sums run in another order than numpy's, so a different move is allowed only at a
+    tie to rounding (the two logits within 1e-4), and rarely."""
+    near_ties = 0
+    for a, b, z in results:
+        if a != b:
+            assert abs(z[a] - z[b]) < 1e-4, (a, b, z[a], z[b])
+            near_ties += 1
+    assert near_ties <= len(results) // 200
