@@ -93,11 +93,9 @@ class DistillConfig:
         spec = get_game(self.game)
         if self.players not in spec.player_counts:
             raise ValueError(f"players={self.players!r} is not allowed for {self.game}; allowed: {spec.player_counts}")
-        try:
-            spec.module("features")
-        except ModuleNotFoundError:
+        if spec.optional_module("features") is None:
             raise ValueError(f"{self.game} has no per-action features module, so no action-scoring network can be "
-                             "distilled for it") from None
+                             "distilled for it")
         spec.raw_env(num_players=self.players, **self.options)  # validates the options
         if not (isinstance(self.minutes, (int, float)) and self.minutes > 0):
             raise ValueError(f"minutes={self.minutes!r} is not allowed; give a collection time > 0")
@@ -254,22 +252,37 @@ def run_collect(cfg: DistillConfig, log=print) -> dict:
 
     bar = tqdm(total=int(remaining), unit="s", file=sys.stderr, dynamic_ncols=True,
                desc=f"collect {cfg.teacher} decisions ({cfg.workers} workers)")
+    before = dict(state, files=list(state["files"]))
+
+    def record(results=None) -> None:
+        """collect.json as of now, written often: a run killed mid-way resumes from its last save."""
+        state["seconds"] = before["seconds"] + time.monotonic() - t0
+        state["sessions"] = session + 1
+        state["files"] = before["files"] + [os.path.relpath(t["out"], cfg.out) for t in tasks if os.path.exists(t["out"])]
+        if results is None:  # the workers' files hold what they saved so far (every 10 games)
+            state["decisions"] = before["decisions"] + counter.value
+        else:
+            state["games"] = before["games"] + sum(r["games"] for r in results)
+            state["decisions"] = before["decisions"] + sum(r["decisions"] for r in results)
+        tmp = state_path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(state, f, indent=1)
+        os.replace(tmp, state_path)
+
     with ctx.Pool(cfg.workers, initializer=_init_counter, initargs=(counter,)) as pool:
         pending = pool.map_async(_collect_task, tasks)
+        last = time.monotonic()
         while not pending.ready():
             pending.wait(2.0)
             bar.n = min(int(time.monotonic() - t0), int(remaining))
             bar.set_postfix(decisions=counter.value)
             bar.refresh()
+            if time.monotonic() - last >= 30:
+                record()
+                last = time.monotonic()
         results = pending.get()
     bar.close()
-    state["seconds"] += time.monotonic() - t0
-    state["sessions"] = session + 1
-    state["games"] += sum(r["games"] for r in results)
-    state["decisions"] += sum(r["decisions"] for r in results)
-    state["files"] += [os.path.relpath(t["out"], cfg.out) for t in tasks if os.path.exists(t["out"])]
-    with open(state_path, "w", encoding="utf-8") as f:
-        json.dump(state, f, indent=1)
+    record(results)
     log(f"collected {state['decisions']} decisions in {state['games']} games, {state['seconds']:.0f} s")
     return state
 
