@@ -75,6 +75,7 @@ class DistillConfig:
     decisions: int | None = None  # stop collecting after this many decisions (None: time only)
     workers: int = 2
     teacher: str = "ismcts"
+    dagger: float = 0.0  # share of the minutes in which the first fit plays and the teacher labels (DAgger)
     hidden: list = field(default_factory=lambda: [64, 64])
     epochs: int = 30
     temperature: float = 0.2
@@ -108,6 +109,8 @@ class DistillConfig:
         check_int("seed", self.seed, lo=0)
         if not self.hidden or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in self.hidden):
             raise ValueError(f"hidden={self.hidden!r} is not allowed; give one or more layer sizes >= 1")
+        if not (isinstance(self.dagger, (int, float)) and 0 <= self.dagger < 1):
+            raise ValueError(f"dagger={self.dagger!r} is not allowed; give a share of the minutes in [0, 1)")
         if not (isinstance(self.temperature, (int, float)) and self.temperature > 0):
             raise ValueError(f"temperature={self.temperature!r} is not allowed; give a number > 0")
         if not (isinstance(self.learning_rate, (int, float)) and self.learning_rate > 0):
@@ -136,10 +139,13 @@ def root_visits(bot, legal: np.ndarray) -> np.ndarray:
 
 
 def collect(game: str, players: int, *, seconds: float, seed: int, out: str, options: dict | None = None,
-            teacher: str = "ismcts", worker: int = 0, max_decisions: int | None = None, counter=None) -> dict:
+            teacher: str = "ismcts", worker: int = 0, max_decisions: int | None = None, counter=None,
+            student: str | None = None) -> dict:
     """Play teacher-labelled games for about ``seconds``; write the decisions to ``out`` (npz).
 
-    Saves every 10 games (a stopped worker keeps its data). ``counter``: a shared
+    ``student``: a checkpoint path; when given, the teacher seats play the student's move
+    (the teacher still searches every position, for its visits): on-policy data, as in
+    DAgger. Saves every 10 games (a stopped worker keeps its data). ``counter``: a shared
     ``multiprocessing.Value`` incremented by the decisions recorded (progress).
     """
     options = dict(options or {})
@@ -147,6 +153,7 @@ def collect(game: str, players: int, *, seconds: float, seed: int, out: str, opt
     rng = np.random.default_rng([seed, worker, 0xD157])
     greedy = [make_from_spec("greedy", game=game) for _ in range(players)]
     teachers = [make_from_spec(teacher, game=game) for _ in range(players)]
+    students = [make_from_spec(f"neural:path={student}", game=game) for _ in range(players)] if student else None
     data = {"obs": [], "offsets": [0], "ids": [], "visits": []}
     deadline = time.monotonic() + seconds
     games = 0
@@ -156,6 +163,9 @@ def collect(game: str, players: int, *, seconds: float, seed: int, out: str, opt
         env.reset(seed=derive_seed(seed, worker, games))
         for s, bot in enumerate(bots):
             bot.reset(derive_seed(seed, worker, games, s), game=game, num_players=players, seat=s, options=options)
+            if students is not None:
+                students[s].reset(derive_seed(seed, worker, games, s, 1), game=game, num_players=players, seat=s,
+                                  options=options)
         while not env.terminations[env.agent_selection]:
             agent = env.agent_selection
             seat = env.agent_name_mapping[agent]
@@ -171,6 +181,8 @@ def collect(game: str, players: int, *, seconds: float, seed: int, out: str, opt
                 if counter is not None:
                     with counter.get_lock():
                         counter.value += 1
+                if students is not None:
+                    action = students[seat].act(ob["observation"], ob["action_mask"], info)
             env.step(int(action))
         games += 1
         if games % 10 == 0:
@@ -208,6 +220,7 @@ def take(data: dict, decisions: int) -> dict:
             "visits": data["visits"][: off[-1]]}
 
 
+STAGE_SEEDS = {"teacher": 0, "student": 500_000}  # worker ids of the two stages never meet: distinct games
 _COUNTER = None  # the progress counter, shared with the collector processes
 
 
@@ -220,38 +233,44 @@ def _collect_task(kwargs) -> dict:
     return collect(counter=_COUNTER, **kwargs)
 
 
-def run_collect(cfg: DistillConfig, log=print) -> dict:
-    """Stage 1 with resume: collect until ``collect.json`` records ``cfg.minutes`` of collection."""
+def run_collect(cfg: DistillConfig, stage: str, seconds: float, max_decisions: int | None = None,
+                student: str | None = None, log=print) -> dict:
+    """One collection stage with resume: collect until ``collect.json`` records ``seconds`` of
+    it for ``stage`` (``"teacher"``: the teacher plays; ``"student"``: the checkpoint
+    ``student`` plays, the teacher labels). Returns the stage's record."""
     data_dir = os.path.join(cfg.out, "data")
     os.makedirs(data_dir, exist_ok=True)
     state_path = os.path.join(cfg.out, "collect.json")
-    state = {"seconds": 0.0, "sessions": 0, "games": 0, "decisions": 0, "files": []}
+    stages = {}
     if os.path.exists(state_path):
         with open(state_path, encoding="utf-8") as f:
-            state = json.load(f)
-    remaining = cfg.minutes * 60 - state["seconds"]
-    if cfg.decisions is not None:
-        remaining = remaining if state["decisions"] < cfg.decisions else 0
+            stages = json.load(f)
+        if "seconds" in stages:  # the first format: one teacher stage, flat
+            stages = {"teacher": stages}
+    state = stages.setdefault(stage, {"seconds": 0.0, "sessions": 0, "games": 0, "decisions": 0, "files": []})
+    remaining = seconds - state["seconds"]
+    if max_decisions is not None and state["decisions"] >= max_decisions:
+        remaining = 0
     if remaining <= 1:
-        log(f"collection done earlier: {state['decisions']} decisions in {state['seconds']:.0f} s")
+        log(f"{stage} collection done earlier: {state['decisions']} decisions in {state['seconds']:.0f} s")
         return state
     session = state["sessions"]
     if session:
-        log(f"resuming collection: {state['decisions']} decisions in {state['seconds']:.0f} s so far")
-    per_worker = None if cfg.decisions is None else -(-(cfg.decisions - state["decisions"]) // cfg.workers)
+        log(f"resuming the {stage} collection: {state['decisions']} decisions in {state['seconds']:.0f} s so far")
+    per_worker = None if max_decisions is None else -(-(max_decisions - state["decisions"]) // cfg.workers)
     tasks = []
     for k in range(cfg.workers):
-        path = os.path.join(data_dir, f"worker_{session:02d}_{k}.npz")
+        path = os.path.join(data_dir, f"{stage}_{session:02d}_{k}.npz")
         tasks.append(dict(game=cfg.game, players=cfg.players, seconds=remaining, seed=cfg.seed, out=path,
-                          options=dict(cfg.options), teacher=cfg.teacher, worker=session * 1000 + k,
-                          max_decisions=per_worker))
+                          options=dict(cfg.options), teacher=cfg.teacher, worker=STAGE_SEEDS[stage] + session * 1000 + k,
+                          max_decisions=per_worker, student=student))
     ctx = mp.get_context("spawn")
     counter = ctx.Value("l", 0)
     t0 = time.monotonic()
     from tqdm import tqdm
 
     bar = tqdm(total=int(remaining), unit="s", file=sys.stderr, dynamic_ncols=True,
-               desc=f"collect {cfg.teacher} decisions ({cfg.workers} workers)")
+               desc=f"collect {cfg.teacher} decisions, {stage} plays ({cfg.workers} workers)")
     before = dict(state, files=list(state["files"]))
 
     def record(results=None) -> None:
@@ -266,7 +285,7 @@ def run_collect(cfg: DistillConfig, log=print) -> dict:
             state["decisions"] = before["decisions"] + sum(r["decisions"] for r in results)
         tmp = state_path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(state, f, indent=1)
+            json.dump(stages, f, indent=1)
         os.replace(tmp, state_path)
 
     with ctx.Pool(cfg.workers, initializer=_init_counter, initargs=(counter,)) as pool:
@@ -283,7 +302,7 @@ def run_collect(cfg: DistillConfig, log=print) -> dict:
         results = pending.get()
     bar.close()
     record(results)
-    log(f"collected {state['decisions']} decisions in {state['games']} games, {state['seconds']:.0f} s")
+    log(f"{stage} stage: {state['decisions']} decisions in {state['games']} games, {state['seconds']:.0f} s")
     return state
 
 
@@ -324,21 +343,48 @@ def evaluate(checkpoint: str, cfg: DistillConfig) -> list[dict]:
     return rows
 
 
-def run(cfg: DistillConfig, log=print) -> dict:
-    """The whole recipe (collect with resume, fit, evaluate); returns the summary dict."""
+def _fit_checkpoint(cfg: DistillConfig, rows, data: dict, path: str, extra: dict, log):
+    """Fit on ``data`` (feature ``rows``), save the checkpoint at ``path``; returns the epoch history."""
     from sly_scout_env.netfile import NeuralPolicy
 
-    from .distill_fit import feature_rows, fit
+    from .distill_fit import fit
+
+    n = len(data["obs"])
+    log(f"fit on {n} decisions")
+    model, history = fit(rows[: data["offsets"][-1]], data, hidden=cfg.hidden, epochs=cfg.epochs,
+                         lr=cfg.learning_rate, batch=cfg.batch_size, temperature=cfg.temperature, seed=cfg.seed,
+                         log=log)
+    layers, head = model.arrays()
+    meta = checkpoint_meta(cfg, n, dict(extra, val_agreement=history[-1]["val_agreement"]))
+    NeuralPolicy(layers, head, meta, source=path).save(path)
+    return history
+
+
+def run(cfg: DistillConfig, log=print) -> dict:
+    """The whole recipe (collect with resume, fit, evaluate); returns the summary dict."""
+    from .distill_fit import feature_rows
 
     cfg.check()
     os.makedirs(cfg.out, exist_ok=True)
     with open(os.path.join(cfg.out, "config.json"), "w", encoding="utf-8") as f:
         json.dump(asdict(cfg), f, indent=1)
     t_start = time.monotonic()
-    state = run_collect(cfg, log=log)
-    files = [os.path.join(cfg.out, p) for p in state["files"]]
+    budget = cfg.minutes * 60
+    cap = None if cfg.decisions is None else max(1, int(round(cfg.decisions * (1 - cfg.dagger))))
+    stages = [run_collect(cfg, "teacher", budget * (1 - cfg.dagger), cap, log=log)]
+    if cfg.dagger > 0:  # on-policy stage: the first fit plays, the teacher labels its positions
+        student = os.path.join(cfg.out, "checkpoints", "teacher_stage.npz")
+        if not os.path.exists(student):
+            data = load_data([os.path.join(cfg.out, p) for p in stages[0]["files"]])
+            _fit_checkpoint(cfg, feature_rows(data, cfg.game, cfg.players), data, student,
+                            {"stage": "teacher plays"}, log)
+        cap = None if cfg.decisions is None else max(1, cfg.decisions - stages[0]["decisions"])
+        stages.append(run_collect(cfg, "student", budget * cfg.dagger, cap, student=student, log=log))
+    files = [os.path.join(cfg.out, p) for st in stages for p in st["files"]]
+    collect_seconds = sum(st["seconds"] for st in stages)
+    games = sum(st["games"] for st in stages)
     if not files:
-        raise SystemExit(f"sly-scout distill: no teacher decision was collected in {state['seconds']:.0f} s; "
+        raise SystemExit(f"sly-scout distill: no teacher decision was collected in {collect_seconds:.0f} s; "
                          "give more --minutes")
     data = load_data(files)
     total = len(data["obs"])
@@ -353,20 +399,13 @@ def run(cfg: DistillConfig, log=print) -> dict:
         ew.writerow(EVAL_COLUMNS)
         for frac in cfg.curve:
             n = max(1, int(round(total * frac)))
-            part = take(data, n)
-            log(f"fit on {n} of {total} decisions")
-            model, history = fit(rows_all[: part["offsets"][-1]], part, hidden=cfg.hidden, epochs=cfg.epochs,
-                                 lr=cfg.learning_rate, batch=cfg.batch_size, temperature=cfg.temperature,
-                                 seed=cfg.seed, log=log)
+            ckpt = os.path.join(cfg.out, "checkpoints", f"decisions_{n:07d}.npz")
+            history = _fit_checkpoint(cfg, rows_all, take(data, n), ckpt,
+                                      {"collect_seconds": round(collect_seconds), "games": games}, log)
             for h in history:
                 fw.writerow([n, h["epoch"], f"{h['train_loss']:.5f}", f"{h['val_loss']:.5f}",
                              f"{h['val_agreement']:.4f}", h["seconds"]])
             ff.flush()
-            layers, head = model.arrays()
-            meta = checkpoint_meta(cfg, n, {"collect_seconds": round(state["seconds"]), "games": state["games"],
-                                            "val_agreement": history[-1]["val_agreement"]})
-            ckpt = os.path.join(cfg.out, "checkpoints", f"decisions_{n:07d}.npz")
-            NeuralPolicy(layers, head, meta, source=ckpt).save(ckpt)
             for r in evaluate(ckpt, cfg):
                 ew.writerow([n, r["opponent"], r["games"], r["deals"], f"{r['win_rate']:.6f}",
                              f"{r['win_rate_lo']:.6f}", f"{r['win_rate_hi']:.6f}", f"{r['mean_score']:.4f}",
@@ -377,7 +416,7 @@ def run(cfg: DistillConfig, log=print) -> dict:
                     f"[{r['win_rate_lo']:.3f}, {r['win_rate_hi']:.3f}] over {r['deals']} deals ({r['games']} games)")
     final = os.path.join(cfg.out, "final.npz")
     shutil.copyfile(ckpt, final)  # the last curve point is the fit on all the data
-    summary = {"collect_seconds": round(state["seconds"], 1), "decisions": total, "games": state["games"],
+    summary = {"collect_seconds": round(collect_seconds, 1), "decisions": total, "games": games,
                "fit_and_eval_seconds": round(time.monotonic() - t_fit, 1),
                "this_invocation_seconds": round(time.monotonic() - t_start, 1),
                "final": final, "final_eval": [r for r in results if r["decisions"] == total]}

@@ -114,12 +114,17 @@ def test_config_errors_name_the_bad_value(bad, words):
 
 
 def test_the_recipe_end_to_end_and_resume(tmp_path):
+    """Both stages (the teacher plays, then the first fit plays and the teacher labels), the
+    curve, the files; a second run collects nothing more and fits the same network."""
     out = str(tmp_path / "run")
-    cfg = DistillConfig("scout", 2, minutes=2, decisions=40, workers=1, teacher=FAST_TEACHER, epochs=2,
+    cfg = DistillConfig("scout", 2, minutes=2, decisions=40, workers=1, teacher=FAST_TEACHER, dagger=0.5, epochs=2,
                         curve=[0.5, 1.0], eval_games=4, eval_workers=1, out=out, options={"rounds": 1})
     summary = run(cfg, log=lambda s: None)
-    state = json.load(open(os.path.join(out, "collect.json")))
-    assert state["decisions"] == summary["decisions"] >= 40
+    stages = json.load(open(os.path.join(out, "collect.json")))
+    assert set(stages) == {"teacher", "student"}
+    assert stages["teacher"]["decisions"] >= 20 and stages["student"]["decisions"] >= 20
+    assert summary["decisions"] == stages["teacher"]["decisions"] + stages["student"]["decisions"]
+    assert os.path.exists(os.path.join(out, "checkpoints", "teacher_stage.npz"))
     from sly_scout_env.netfile import load
 
     net = load(summary["final"])
@@ -128,9 +133,23 @@ def test_the_recipe_end_to_end_and_resume(tmp_path):
     assert len(evals) == 1 + 2 and evals[-1].split(",")[1] == "greedy"
     fits = open(os.path.join(out, "fit.csv")).read().splitlines()
     assert len(fits) == 1 + 2 * 2
-    # Run again: nothing more is collected and the same data gives the same network.
-    before = open(summary["final"], "rb").read()
     summary2 = run(cfg, log=lambda s: None)
-    assert json.load(open(os.path.join(out, "collect.json"))) == state
-    a, b = load(summary2["final"]), net
-    assert all(np.array_equal(x[0], y[0]) for x, y in zip(a.layers, b.layers)) and len(before) > 0
+    assert json.load(open(os.path.join(out, "collect.json"))) == stages
+    a = load(summary2["final"])
+    assert all(np.array_equal(x[0], y[0]) for x, y in zip(a.layers, net.layers))
+
+
+def test_collect_resumes_from_the_first_record_format(tmp_path, collected):
+    """A collect.json of the first format (one flat teacher stage) is read as the teacher stage."""
+    from agents.distill import run_collect
+
+    src, stats = collected
+    os.makedirs(tmp_path / "data")
+    with open(src, "rb") as f, open(tmp_path / "data" / "worker_00_0.npz", "wb") as g:
+        g.write(f.read())
+    flat = {"seconds": 120.0, "sessions": 1, "games": stats["games"], "decisions": stats["decisions"],
+            "files": ["data/worker_00_0.npz"]}
+    json.dump(flat, open(tmp_path / "collect.json", "w"))
+    cfg = DistillConfig("scout", 3, minutes=2, teacher=FAST_TEACHER, out=str(tmp_path))
+    state = run_collect(cfg, "teacher", 120.0, log=lambda s: None)
+    assert state == flat
