@@ -103,7 +103,7 @@ def test_a_version_1_file_still_loads_as_an_observation_network(tmp_path):
 # -- refusals -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("change, message", [
     (lambda m: m.update(features=m["features"][:-1] + ["bluff_odds"]),
-     r"another feature set than scout's \(missing \['strength_after'\]; unknown \['bluff_odds'\]"),
+     r"another feature set than scout's \(missing \['scout_at_end'\]; unknown \['bluff_odds'\]"),
     (lambda m: m.update(features=m["features"][::-1]), r"another feature set than scout's \(another order"),
     (lambda m: m.pop("features"), "'features' None is not the list of feature names"),
     (lambda m: m.update(prior={"bot": "greedy", "weight": 3.0}), "an action scorer .* takes no prior"),

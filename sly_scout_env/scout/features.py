@@ -25,6 +25,10 @@ Scales keep every entry within a few units. The columns (``FEATURE_NAMES``)::
     round_lead           (collected + chips - hand) this round, own - best opponent's / 10
     hand_cost            greedy's cost of the hand as it is / 1000
     after_scout          1 in the Show half of a Scout & Show
+    own_chips            own Scout chips / 3 (2 players: chips still held, each a Scout;
+                         3-5 players: chips received this round)
+    next_chips           the same for the player to the left (2 players: 0 means the
+                         other player cannot Scout, so a Show it cannot beat ends the round)
     action
     is_flip, flip_turn   the round-start decision (and: turn the hand)
     is_show, is_scout, is_sas
@@ -43,6 +47,7 @@ Scales keep every entry within a few units. The columns (``FEATURE_NAMES``)::
     scout_joins          1 if the card lands next to an equal or neighbouring number
     active_after         cards in the active set after the action / 10
     strength_after       strength of the active set after the action / 320
+    scout_at_end         1 if the scouted card goes to either end of the hand
 """
 
 from __future__ import annotations
@@ -67,13 +72,14 @@ from .rules import ACTIVE_CAP, MAX_SHOW, max_hand
 
 FEATURE_NAMES = (
     "hand_size", "min_opp_hand", "next_hand", "active_len", "active_mine", "no_active", "sas_left", "rounds_left",
-    "game_lead", "round_lead", "hand_cost", "after_scout",
+    "game_lead", "round_lead", "hand_cost", "after_scout", "own_chips", "next_chips",
     "is_flip", "flip_turn", "is_show", "is_scout", "is_sas", "greedy_value", "greedy_skips", "greedy_gap",
     "greedy_best", "show_len", "show_set", "show_low", "collected", "empties_hand", "hand_after", "cost_after",
     "scouted_number", "scout_right_end", "scout_turned", "scout_joins", "active_after", "strength_after",
+    "scout_at_end",
 )
 FEATURE_SIZE = len(FEATURE_NAMES)
-CONTEXT_SIZE = 12  # the first columns, equal in every row
+CONTEXT_SIZE = 14  # the first columns, equal in every row
 _F_ACTION = CONTEXT_SIZE
 
 # Offsets into the observation's per-player block (observation.py: 5 fields per relative seat).
@@ -122,6 +128,8 @@ def _context(obs, num_players, row):
     row[8] = (obs[o_players + _P_SCORE] - best_game) / 10.0
     row[9] = (obs[o_players + _P_COLLECTED] + obs[o_players + _P_CHIPS] - hand - best_round) / 10.0
     row[11] = obs[o_phase + 2]
+    row[12] = obs[o_players + _P_CHIPS] / 3.0
+    row[13] = obs[o_players + 5 + _P_CHIPS] / 3.0
 
 
 @njit(cache=True)
@@ -216,6 +224,7 @@ def action_features(obs, legal, n, num_players, work, values, out):
         row[A + 19] = 1.0 if joins else 0.0
         row[A + 20] = (al - 1) / 10.0
         row[A + 21] = _active_strength(obs, o_active, 1 if end == 0 else 0, al - 1) / 320.0
+        row[A + 22] = 1.0 if p == 0 or p == L else 0.0
 
 
 def features_of(obs, legal, num_players: int) -> np.ndarray:
