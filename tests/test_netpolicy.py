@@ -53,7 +53,7 @@ def _compiled_and_numpy(policy, ids, nets, positions, word_seed=0):
         word = int(rng.integers(2**62))
         a = int(pol.choose(int(ids[0]), row.copy(), scratch, obs, np.array([word], np.int64), nets))
         prior = None
-        z = policy.logits(observation).astype(np.float64)
+        z = policy.logits(observation, mask).astype(np.float64)
         if policy.prior is not None:
             prior = int(pol.choose(pol.policy_id(policy.prior["bot"]), row.copy(), scratch, obs,
                                    np.array([word], np.int64), NO_NETS))
@@ -299,7 +299,7 @@ def test_choose_refuses_a_network_of_another_table_and_a_short_buffer(game):
     env.reset(seed=1)
     row = env.unwrapped._state.copy()
     scratch = np.zeros(pol.CHOOSE_SCRATCH, dtype=np.int64)
-    big = np.zeros(4096, dtype=np.float32)
+    big = np.zeros(50_000, dtype=np.float32)  # room for any shipped network (a scorer's rows too)
     rng = np.array([1], np.int64)
     assert pol.choose(int(ids[0]), row, scratch, big, rng, nets) == -1  # its input is not this table's observation
     assert pol.choose(int(ids[0]) + 1, row, scratch, big, rng, nets) == -1  # no network 1

@@ -98,7 +98,7 @@ def test_root_priors_are_the_networks_softmax_from_the_observers_observation(gam
     for env in _positions(game, players, 4):
         root, agent, o = _guided_root(game, players, env, iterations=3, top_k=None)
         legal = np.flatnonzero(o["action_mask"])
-        z = agent.policy.logits(o["observation"]).astype(np.float64)[legal]
+        z = agent.policy.logits(o["observation"], o["action_mask"]).astype(np.float64)[legal]
         assert set(root.guide) <= set(legal.tolist())  # (Scout: pruned moves have no edge)
         edges = np.isin(legal, list(root.guide))
         got = np.array([root.guide[int(a)] for a in legal[edges]])
@@ -120,7 +120,7 @@ def test_the_prior_steers_the_visits_to_the_networks_move(game, players):
         # ... and that is the network's favourite among the edges (with its prior bot's move,
         # whichever legal move that was: Scout's greedy breaks ties at random)
         edges = np.array(sorted(root.guide))
-        z = agent.policy.logits(o["observation"]).astype(np.float64)[edges]
+        z = agent.policy.logits(o["observation"], o["action_mask"]).astype(np.float64)[edges]
         w = 0.0 if agent.policy.prior is None else agent.policy.prior["weight"]
         assert any(edges[np.argmax(z + w * (edges == a))] == favourite
                    for a in np.flatnonzero(o["action_mask"]))
