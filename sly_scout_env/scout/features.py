@@ -65,8 +65,11 @@ from .heuristic import (
     _load_hand,
     _obs_offsets,
     _show_strength,
+    active_strength,
     hand_cost,
+    insert_card,
     make_work,  # noqa: F401
+    scout_move,
 )
 from .rules import ACTIVE_CAP, MAX_SHOW, max_hand
 
@@ -84,21 +87,6 @@ _F_ACTION = CONTEXT_SIZE
 
 # Offsets into the observation's per-player block (observation.py: 5 fields per relative seat).
 _P_HAND, _P_COLLECTED, _P_CHIPS, _P_SAS, _P_SCORE = 0, 1, 2, 3, 4
-
-
-@njit(cache=True)
-def _active_strength(obs, o_active, lo, length):
-    """Strength (rules' ordering, numbers up) of ``length`` active cards from slot ``lo``; 0 if none."""
-    if length <= 0:
-        return 0
-    a0 = np.int64(obs[o_active + 3 * lo + 1])
-    if length == 1:
-        return 48 + a0
-    a1 = np.int64(obs[o_active + 3 * (lo + 1) + 1])
-    last = np.int64(obs[o_active + 3 * (lo + length - 1) + 1])
-    if a1 == a0:
-        return length * 32 + 16 + a0
-    return length * 32 + min(a0, last)
 
 
 @njit(cache=True)
@@ -161,7 +149,6 @@ def action_features(obs, legal, n, num_players, work, values, out):
     for i in range(1, n):
         out[i, :CONTEXT_SIZE] = out[0, :CONTEXT_SIZE]
     scout_base = 2 + MAX_SHOW * H
-    sas_base = scout_base + 4 * H
     for i in range(n):
         a = legal[i]
         row = out[i]
@@ -201,29 +188,19 @@ def action_features(obs, legal, n, num_players, work, values, out):
             row[A + 20] = ln / 10.0
             row[A + 21] = _show_strength(work, W_HAND, start, ln) / 320.0
             continue
-        is_sas = a >= sas_base
-        r = a - (sas_base if is_sas else scout_base)
-        ef = r // H
-        end = ef >> 1
-        p = r % H
-        slot = 0 if end == 0 else al - 1
-        num = np.int64(obs[o_active + 3 * slot + (2 if ef & 1 else 1)])
+        is_sas, end, turned, p, num = scout_move(obs, a, H, al, o_active)
         row[A + 3] = 0.0 if is_sas else 1.0
         row[A + 4] = 1.0 if is_sas else 0.0
-        for j in range(L + 1):  # the hand with the card inserted
-            if j == p:
-                work[W_TMP + j] = num
-            else:
-                work[W_TMP + j] = work[W_HAND + (j if j < p else j - 1)]
+        insert_card(work, W_TMP, L, num, p)
         joins = (p > 0 and abs(work[W_HAND + p - 1] - num) <= 1) or (p < L and abs(work[W_HAND + p] - num) <= 1)
         row[A + 14] = (L + 1) / 10.0
         row[A + 15] = hand_cost(work, W_TMP, L + 1) / 1000.0
         row[A + 16] = num / 10.0
         row[A + 17] = 1.0 if end else 0.0
-        row[A + 18] = 1.0 if ef & 1 else 0.0
+        row[A + 18] = 1.0 if turned else 0.0
         row[A + 19] = 1.0 if joins else 0.0
         row[A + 20] = (al - 1) / 10.0
-        row[A + 21] = _active_strength(obs, o_active, 1 if end == 0 else 0, al - 1) / 320.0
+        row[A + 21] = active_strength(obs, o_active, 1 if end == 0 else 0, al - 1) / 320.0
         row[A + 22] = 1.0 if p == 0 or p == L else 0.0
 
 

@@ -207,13 +207,7 @@ def _action_value(obs, a, num_players, L, al, base_cost, work):
     if a < scout_base:
         return _show_value(work, W_HAND, L, (a - 2) // MAX_SHOW, (a - 2) % MAX_SHOW + 1, al) + base_cost
     chip_cost = CHIP_COST_2P if num_players == 2 else CHIP_COST_N
-    is_sas = a >= sas_base
-    r = a - (sas_base if is_sas else scout_base)
-    ef = r // H
-    end = ef >> 1
-    p = r % H
-    slot = 0 if end == 0 else al - 1
-    v = np.int64(obs[o_active + 3 * slot + (2 if ef & 1 else 1)])  # the number that will be up
+    is_sas, end, turned, p, v = scout_move(obs, a, H, al, o_active)
     if not _is_candidate_place(work, L, v, p):
         return NEG
     if is_sas:
@@ -221,12 +215,33 @@ def _action_value(obs, a, num_players, L, al, base_cost, work):
         if show == NEG:
             return NEG  # no show the scouted card unlocks: a plain Scout says the same for less
         return show + base_cost - chip_cost - SAS_COST
-    for i in range(L + 1):  # the hand with the card inserted
-        if i == p:
-            work[W_TMP + i] = v
-        else:
-            work[W_TMP + i] = work[W_HAND + (i if i < p else i - 1)]
+    insert_card(work, W_TMP, L, v, p)
     return base_cost - hand_cost(work, W_TMP, L + 1) - chip_cost
+
+
+@njit(cache=True, inline="always")
+def scout_move(obs, a, H, al, o_active):
+    """``(is_sas, end, turned, p, number)`` of the Scout or Scout & Show action ``a``: whether
+    it is a Scout & Show, the active set's end taken (0 left, 1 right), whether the card is
+    turned, the hand slot it goes before, and the number that will be up."""
+    scout_base = 2 + MAX_SHOW * H
+    sas_base = scout_base + 4 * H
+    is_sas = a >= sas_base
+    r = a - (sas_base if is_sas else scout_base)
+    ef = r // H
+    end = ef >> 1
+    slot = 0 if end == 0 else al - 1
+    return is_sas, end, ef & 1, r % H, np.int64(obs[o_active + 3 * slot + (2 if ef & 1 else 1)])
+
+
+@njit(cache=True, inline="always")
+def insert_card(work, off, L, v, p):
+    """The hand numbers ``work[W_HAND:W_HAND+L]`` with ``v`` inserted before slot ``p``, into ``work[off:]``."""
+    for i in range(L + 1):
+        if i == p:
+            work[off + i] = v
+        else:
+            work[off + i] = work[W_HAND + (i if i < p else i - 1)]
 
 
 @njit(cache=True)
@@ -284,34 +299,29 @@ def greedy_act(obs, legal, n, num_players, rng, work):
 
 
 @njit(cache=True)
+def active_strength(obs, o_active, lo, length):
+    """Strength (numbers up) of ``length`` cards of the observed active set from slot ``lo``; 0 if none."""
+    if length <= 0:
+        return 0
+    a0 = np.int64(obs[o_active + 3 * lo + 1])
+    if length == 1:
+        return 48 + a0
+    a1 = np.int64(obs[o_active + 3 * (lo + 1) + 1])
+    last = np.int64(obs[o_active + 3 * (lo + length - 1) + 1])
+    if a1 == a0:
+        return length * 32 + 16 + a0
+    return length * 32 + min(a0, last)
+
+
+@njit(cache=True)
 def _sas_value(work, L, v, p, end, al, obs, o_active):
     """Best show of the hand with number v inserted before slot p that beats the remaining active set.
 
     The remaining set is the active set without its ``end`` card. Returns NEG if none; else
     the show's value (relative to an empty base: the caller adds the current hand cost).
     """
-    # The remaining active set's strength (numbers only).
-    lo = 1 if end == 0 else 0
-    rem = al - 1
-    target = 0
-    if rem > 0:
-        a0 = np.int64(obs[o_active + 3 * lo + 1])
-        if rem == 1:
-            target = 48 + a0
-        else:
-            a1 = np.int64(obs[o_active + 3 * (lo + 1) + 1])
-            alast = np.int64(obs[o_active + 3 * (lo + rem - 1) + 1])
-            if a1 == a0:
-                target = rem * 32 + 16 + a0
-            else:
-                target = rem * 32 + min(a0, alast)
-    k = 0
-    for i in range(L + 1):
-        if i == p:
-            work[W_INS + k] = v
-        else:
-            work[W_INS + k] = work[W_HAND + (i if i < p else i - 1)]
-        k += 1
+    target = active_strength(obs, o_active, 1 if end == 0 else 0, al - 1)  # what remains to beat
+    insert_card(work, W_INS, L, v, p)
     # Every show of the new hand that beats what remains: one containing the scouted card
     # (scouting completed it) or an old one (scouting lowered the bar it must beat).
     best = NEG
@@ -324,7 +334,7 @@ def _sas_value(work, L, v, p, end, al, obs, o_active):
                 break  # longer windows from s are not shows either
             if st <= target:
                 continue
-            val = _show_value(work, W_INS, L + 1, s, ln, rem)
+            val = _show_value(work, W_INS, L + 1, s, ln, al - 1)  # collects what remains of the active set
             if val > best:
                 best = val
     return best
