@@ -23,24 +23,30 @@ The recipe (docs/training.md, "Distilling ISMCTS")
    (1 / T)). Saved as a torch-free ``neural`` checkpoint of the ``action_features``
    kind (:mod:`sly_scout_env.netfile`).
 3. **Evaluate** (the learning curve): the network is fitted on the first quarter, half
-   and all of the decisions (``--curve``), and each fit plays ``--eval-games`` arena
+   and all of the decisions (``curve``), and each fit plays ``--eval-games`` arena
    games, one learned seat against ``--eval-opponents`` in every other seat, every
    seating, duplicate deals, fixed evaluation seed.
 
 A stopped run resumes: run the same command again and collection continues until the
 total collection time reaches ``--minutes`` (the time already spent is kept in
-``collect.json``; new games use new seeds), then the fit and evaluation run. The
+``collect.json``, written every 30 s; new games use new seeds), then the fit and
+evaluation run. The
 collection is bounded by time (and ``--decisions``, when given), so how much data a
 run gets depends on the machine; the fit and evaluation are deterministic given the
 data and ``--seed``.
 
-Outputs in ``--out``: ``config.json``; ``data/worker_<k>.npz`` (the decisions: ``obs``,
-``offsets``, ``ids``, ``visits``; rows of decision ``i`` are ``offsets[i]:offsets[i+1]``);
-``collect.json`` (seconds, games and decisions collected); ``fit.csv`` (one row per
-epoch and curve point: ``decisions, epoch, train_loss, val_loss, val_agreement,
-seconds``); ``eval.csv`` (one row per curve point and opponent: ``decisions, opponent,
-games, deals, win_rate, win_rate_lo, win_rate_hi, mean_score, opponent_mean_score,
-checkpoint``); ``checkpoints/decisions_<D>.npz``; ``final.npz`` (the fit on all data);
+``--dagger SHARE`` adds an on-policy stage (DAgger): after ``1 - SHARE`` of the minutes a
+first fit is made and, for the rest, it plays the teacher seats' moves while the teacher
+still searches each of its positions for the visits; the final fit uses both stages.
+
+Outputs in ``--out``: ``config.json``; ``data/<stage>_<session>_<k>.npz`` (the decisions of
+collector ``k``: ``obs``, ``offsets``, ``ids``, ``visits``; rows of decision ``i`` are
+``offsets[i]:offsets[i+1]``); ``collect.json`` (per stage: seconds, games, decisions,
+files); ``fit.csv`` (one row per epoch and curve point: ``decisions, epoch, train_loss,
+val_loss, val_agreement, seconds``); ``eval.csv`` (one row per curve point and opponent:
+``decisions, opponent, games, deals, win_rate, win_rate_lo, win_rate_hi, mean_score,
+opponent_mean_score, checkpoint``); ``checkpoints/decisions_<D>.npz`` (and
+``teacher_stage.npz`` with ``--dagger``); ``final.npz`` (the fit on all data);
 ``summary.json`` (times of each stage and the final evaluation).
 """
 
