@@ -6,7 +6,8 @@
 
 A recipe is the command that trained the shipped checkpoint for the game and player count
 (``agents/checkpoints/*.npz``, its ``meta["trained"]["command"]``, i.e. the README's
-"Trained bots" table), parsed by the ``sly-scout train`` parser itself. The benchmark
+"Trained bots" table), or, where that checkpoint was distilled from ISMCTS (Scout), the
+game's best PPO recipe (``PPO_RECIPES``), parsed by the ``sly-scout train`` parser itself. The benchmark
 builds that run's model, envs and callback with ``agents.train_ppo`` (``build_model``,
 ``make_callback``: the objects ``train`` uses), then times ``model.learn`` for
 ``--rollouts`` rollouts (``n_envs x n_steps`` learner decisions each, then the update),
@@ -66,9 +67,28 @@ PHASES = ("env", "engine", "inference", "update")
 TABLE_TITLE = "Training (MaskablePPO, documented recipe)"
 
 
+# The shipped Scout networks are distilled from ISMCTS (``sly-scout distill``, profiled by
+# ``benchmarks/distill_profile.py``), not trained by PPO. Scout's PPO recipe here is the best
+# PPO run on Scout (docs/training.md, "What was tried for Scout", attempt 4, the shipped
+# 2-player network before the distillation), so that this table still covers Scout.
+PPO_RECIPES = {
+    ("scout", 2): "sly-scout train scout --players 2 --fast --opponents greedy --self-play 0 --prior greedy "
+                  "--prior-weight 3 --n-envs 256 --n-steps 32 --batch-size 1024 --learning-rate 3e-4 "
+                  "--net-arch 128,128 --timesteps 2000000 --eval-every 250000 --eval-games 400 "
+                  "--eval-opponents greedy --seed 0 --out runs/scout2p",
+}
+
+
 def recipe_command(game: str, players: int) -> str:
-    """The ``sly-scout train`` command of the shipped checkpoint for ``game`` and ``players``."""
+    """The ``sly-scout train`` command of the shipped checkpoint for ``game`` and ``players``, or
+    the game's PPO recipe (``PPO_RECIPES``) when that checkpoint was not trained by PPO."""
     command = shipped_for(game, players).meta["trained"]["command"]
+    if not command.startswith("sly-scout train "):
+        if (game, players) not in PPO_RECIPES:
+            raise ValueError(f"the shipped {game} {players}-player checkpoint was not trained by 'sly-scout train' "
+                             f"({command!r}) and no PPO recipe is recorded for it; PPO recipes: "
+                             f"{', '.join(f'{g}:{n}' for g, n in PPO_RECIPES)}")
+        return PPO_RECIPES[(game, players)]
     return command.split(" (", 1)[0]  # drop a trailing note such as "(stopped by hand after ...)"
 
 

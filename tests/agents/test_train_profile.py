@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+from agents.neural import shipped_for
+
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("torch")
 
@@ -87,8 +89,12 @@ def test_median_repeat_table_and_bottleneck_sentence():
 
 
 def test_recipes_come_from_the_shipped_checkpoints():
-    cmd = recipe_command("scout", 4)
-    assert cmd.startswith("sly-scout train scout --players 4") and "stopped" not in cmd
+    assert recipe_command("sly", 2) == shipped_for("sly", 2).meta["trained"]["command"].split(" (", 1)[0]
+    # Scout's shipped networks are distilled: its PPO recipe is the recorded one, and a
+    # distilled count without one is refused by name.
+    assert shipped_for("scout", 2).meta["trained"]["command"].startswith("sly-scout distill scout")
+    with pytest.raises(ValueError, match="not trained by 'sly-scout train'.*PPO recipes: scout:2"):
+        recipe_command("scout", 4)
     cfg = recipe_config(recipe_command("scout", 2))
     assert (cfg.game, cfg.players, cfg.fast, cfg.prior, cfg.prior_weight) == ("scout", 2, True, "greedy", 3.0)
     assert (cfg.n_envs, cfg.n_steps, cfg.batch_size, cfg.net_arch) == (256, 32, 1024, [128, 128])
