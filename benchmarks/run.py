@@ -24,7 +24,10 @@ to its scoring, or a whole Sly game; uniform-random legal moves throughout):
 - training (a separate table, ``benchmarks/train_profile.py``): MaskablePPO on the
   documented recipes (the commands of the shipped Scout 2p and Sly 2p checkpoints),
   learner decisions/s and the share of env stepping, policy inference, the update and
-  the rest, with a sentence naming the bottleneck (needs the ``train`` extra).
+  the rest, with a sentence naming the bottleneck (needs the ``train`` extra);
+- distillation (``benchmarks/distill_profile.py``): the recipe of the shipped Scout
+  networks, teacher decisions/s of one collector and the share of the teacher's search,
+  the greedy seats, the env and views and the rest, then the fit's decisions/s.
 
 The machines are shared and noisy: every rate is the median of ``--repeats`` runs after
 a discarded warm-up run.
@@ -220,6 +223,21 @@ def training_table(games: list, repeats: int, rollouts: int) -> list[str]:
     return [*describe(profiles, repeats), ""]
 
 
+def distill_table(games: list, repeats: int, seconds: float) -> list[str]:
+    """The table of ``benchmarks/distill_profile.py`` for the recipes of ``games`` (empty with
+    ``seconds`` 0; a note when torch is missing)."""
+    from benchmarks.distill_profile import RECIPES, TABLE_TITLE, describe, profile_recipe
+
+    recipes = [(game, players) for game, players in RECIPES if game in games]
+    if seconds <= 0 or not recipes:
+        return []
+    if importlib.util.find_spec("torch") is None:
+        return [f"{TABLE_TITLE}: not measured, the `train` extra (torch) is not installed.", ""]
+    profiles = [profile_recipe(game, players, seconds, repeats, progress=lambda m: print(m, flush=True))
+                for game, players in recipes]
+    return [*describe(profiles, seconds, repeats), ""]
+
+
 def machine_header(load_at_start: float) -> str:
     import gymnasium
     import pettingzoo
@@ -256,6 +274,9 @@ def main(argv=None) -> int:
     parser.add_argument("--readme", action="store_true", help="also write the table into README.md")
     parser.add_argument("--train-rollouts", type=int, default=4,
                         help="rollouts per timed run of the training table (default 4, --quick 1; 0: no table)")
+    parser.add_argument("--distill-seconds", type=float, default=30.0,
+                        help="collection seconds per timed run of the distillation table (default 30, --quick 3; "
+                             "0: no table)")
     args = parser.parse_args(argv)
     quick = args.quick
     load_at_start = os.getloadavg()[0]
@@ -303,6 +324,8 @@ def main(argv=None) -> int:
 
     train_lines = training_table(args.games.split(","), repeats, min(1, args.train_rollouts) if quick
                                  else args.train_rollouts)
+    train_lines += distill_table(args.games.split(","), repeats, min(3.0, args.distill_seconds) if quick
+                                 else args.distill_seconds)
 
     def target(ok: bool) -> str:
         return "met" if ok else "NOT met"
