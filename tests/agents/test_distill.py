@@ -156,3 +156,14 @@ def test_collect_resumes_from_the_first_record_format(tmp_path, collected):
     cfg = DistillConfig("scout", 3, minutes=2, teacher=FAST_TEACHER, out=str(tmp_path))
     state = run_collect(cfg, "teacher", 120.0, log=lambda s: None)
     assert state == flat
+
+
+def test_the_command_line_refuses_bad_input_by_name():
+    from sly_scout_env.cli import main
+
+    with pytest.raises(SystemExit, match="--players 7 is not allowed for scout; allowed: 2, 3, 4, 5"):
+        main(["distill", "scout", "--players", "7"])
+    with pytest.raises(SystemExit, match="sly has no per-action features"):
+        main(["distill", "sly", "--players", "2"])
+    with pytest.raises(SystemExit, match="dagger=1.5 is not allowed"):
+        main(["distill", "scout", "--players", "2", "--dagger", "1.5"])
