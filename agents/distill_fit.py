@@ -41,7 +41,7 @@ def _targets(data: dict, temperature: float) -> np.ndarray:
     seg = np.repeat(np.arange(len(off) - 1), np.diff(off))
     tot = np.bincount(seg, weights=v, minlength=len(off) - 1)
     tot[tot == 0] = 1.0
-    return (v / tot[seg]).astype(np.float32), seg
+    return (v / tot[seg]).astype(np.float32)
 
 
 def _batch_rows(off: np.ndarray, decisions: np.ndarray):
@@ -96,7 +96,7 @@ def fit(rows: np.ndarray, data: dict, *, hidden=(64, 64), epochs: int = 10, lr: 
     torch.set_num_threads(1)  # small matmuls: more threads only contend with the collectors and arena workers
     off = data["offsets"]
     n = len(off) - 1
-    target, row_seg = _targets(data, temperature)
+    target = _targets(data, temperature)
     rng = np.random.default_rng(seed)
     perm = rng.permutation(n)
     n_val = int(n * val_frac)

@@ -59,7 +59,7 @@ from .heuristic import (
     NEG,
     W_HAND,
     W_TMP,
-    WORK_SIZE,  # noqa: F401  (callers size ``work`` with it)
+    WORK_SIZE,  # callers size ``work`` with it
     _action_value,
     _flip_costs,
     _load_hand,
@@ -68,10 +68,10 @@ from .heuristic import (
     active_strength,
     hand_cost,
     insert_card,
-    make_work,  # noqa: F401
+    make_work,
     scout_move,
 )
-from .rules import ACTIVE_CAP, MAX_SHOW, max_hand
+from .rules import ACTIVE_CAP, MAX_SHOW
 
 FEATURE_NAMES = (
     "hand_size", "min_opp_hand", "next_hand", "active_len", "active_mine", "no_active", "sas_left", "rounds_left",
@@ -214,4 +214,4 @@ def features_of(obs, legal, num_players: int) -> np.ndarray:
     return out[: len(legal)]
 
 
-__all__ = ["FEATURE_NAMES", "FEATURE_SIZE", "CONTEXT_SIZE", "action_features", "features_of", "max_hand"]
+__all__ = ["FEATURE_NAMES", "FEATURE_SIZE", "CONTEXT_SIZE", "action_features", "features_of", "WORK_SIZE", "make_work"]

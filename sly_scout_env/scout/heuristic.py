@@ -203,7 +203,6 @@ def _action_value(obs, a, num_players, L, al, base_cost, work):
     """Value of play-phase action ``a`` (after _load_hand), or NEG if it is not worth evaluating."""
     H, o_active, o_owner, o_players, o_phase = _obs_offsets(num_players)
     scout_base = 2 + MAX_SHOW * H
-    sas_base = scout_base + 4 * H
     if a < scout_base:
         return _show_value(work, W_HAND, L, (a - 2) // MAX_SHOW, (a - 2) % MAX_SHOW + 1, al) + base_cost
     chip_cost = CHIP_COST_2P if num_players == 2 else CHIP_COST_N
