@@ -20,6 +20,7 @@ read as int, float, true/false, or else kept as text), e.g. ``ismcts:iterations=
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -149,6 +150,10 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         key, eq, value = p.partition("=")
         if not eq or not key:
             raise ValueError(f"bot spec {spec!r}: parameter {p!r} is not of the form key=value")
+        if re.search(r",\s*[A-Za-z_]\w*=", value):
+            # "ismcts:iterations=16,guide=neural" would otherwise reach the bot as iterations="16,guide=neural"
+            raise ValueError(f"bot spec {spec!r}: parameter {p!r} holds another key=value after a comma; "
+                             f"separate parameters with ':' (e.g. {name}:{key}={value.split(',')[0]}:...)")
         kwargs[key] = parse_value(value)
     return name, kwargs
 

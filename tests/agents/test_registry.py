@@ -83,6 +83,16 @@ def test_parse_spec_values():
         parse_spec("random:oops")
 
 
+def test_parse_spec_refuses_comma_separated_parameters_with_a_hint():
+    with pytest.raises(ValueError) as err:
+        parse_spec("ismcts:iterations=16,guide=neural")
+    msg = str(err.value)
+    assert "'iterations=16,guide=neural'" in msg and "separate parameters with ':'" in msg
+    assert "ismcts:iterations=16:" in msg
+    # a comma inside a value that is not followed by key= still passes (a path, a list)
+    assert parse_spec("random:d=a,b") == ("random", {"d": "a,b"})
+
+
 def test_random_agent_legal_uniform_and_seeded():
     mask = np.zeros(20, dtype=np.int8)
     mask[[3, 7, 11]] = 1
