@@ -7,7 +7,7 @@
 The recipe is the shipped Scout networks' (docs/training.md, "Distilling ISMCTS"): the
 teacher ``ismcts`` at its default budget in one or two seats, ``greedy`` elsewhere.
 
-**Collection** (the bulk of a run): :func:`agents.distill.collect` runs in this process
+**Collection** (the bulk of a run): :func:`sly_scout_env.agents.training.distill.collect` runs in this process
 for ``--seconds``, ``--repeats`` times after a short warm-up, and the phases are timed
 around the real calls (the module's ``make_from_spec``, ``get_game`` and ``player_view``
 are wrapped for the duration; nothing of the recipe is reimplemented):
@@ -21,7 +21,7 @@ are wrapped for the duration; nothing of the recipe is reimplemented):
 
 The rate is teacher decisions recorded per second of one process (``--workers`` processes
 collect in parallel). **Fit**: on the decisions collected, the feature rows
-(:func:`agents.distill_fit.feature_rows`) and one epoch of :func:`agents.distill_fit.fit`,
+(:func:`sly_scout_env.agents.training.distill_fit.feature_rows`) and one epoch of :func:`sly_scout_env.agents.training.distill_fit.fit`,
 as decisions per second. Medians over the repeats, the split of the median repeat.
 Shared, noisy machines: never asserted in tests (``tests/agents/test_distill_profile.py``
 checks the accounting on a tiny run).
@@ -41,8 +41,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import agents.distill as D  # noqa: E402
-from sly_scout_env.cli_types import positive_int  # noqa: E402
+import sly_scout_env.agents.training.distill as D  # noqa: E402
+from sly_scout_env.agents.ui.arg_types import positive_int  # noqa: E402
 
 RECIPES = (("scout", 2), ("scout", 4))
 PHASES = ("teacher search", "greedy seats", "env & views")
@@ -67,7 +67,7 @@ class Split:
 
 @contextmanager
 def timed_collect(teacher: str, clock: dict):
-    """While active, ``agents.distill.collect`` builds bots and envs whose calls add their
+    """While active, ``sly_scout_env.agents.training.distill.collect`` builds bots and envs whose calls add their
     wall time to ``clock`` (phase -> seconds)."""
     real_make, real_game, real_view = D.make_from_spec, D.get_game, D.player_view
 
@@ -117,7 +117,7 @@ def profile_collect(game: str, players: int, seconds: float, teacher: str = "ism
 
 def profile_fit(game: str, players: int, path: str, hidden=(64, 64)) -> tuple[float, float]:
     """(feature rows: decisions/s, one fit epoch: decisions/s) on the data file ``path``."""
-    from agents.distill_fit import feature_rows, fit
+    from sly_scout_env.agents.training.distill_fit import feature_rows, fit
 
     data = D.load_data([path])
     n = len(data["obs"])

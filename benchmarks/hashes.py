@@ -112,10 +112,7 @@ def vector_hashes(steps: int = 60, batches=(1, 7, 64)) -> dict:
 
 
 def arena_hashes(games: int = 12) -> dict:
-    try:
-        from sly_scout_env.agents.evaluation.arena import run_arena
-    except ImportError:  # the layout before the app layer moved under the package
-        from agents.arena import run_arena
+    from sly_scout_env.agents.evaluation.arena import run_arena
     from sly_scout_env.games import all_games
 
     out = {}

@@ -24,8 +24,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents import make  # noqa: E402
-from agents.views import player_view  # noqa: E402
+from sly_scout_env.agents import make  # noqa: E402
+from sly_scout_env.agents.bots.views import player_view  # noqa: E402
 from sly_scout_env.games import get_game  # noqa: E402
 
 

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from numba import njit  # noqa: E402
 
-from agents import make  # noqa: E402
+from sly_scout_env.agents import make  # noqa: E402
 from sly_scout_env.games import get_game  # noqa: E402
 from sly_scout_env.learner import SingleLearnerBatch  # noqa: E402
 from sly_scout_env.netpolicy import compiled_policies, obs_size  # noqa: E402

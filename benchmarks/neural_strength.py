@@ -4,7 +4,7 @@
     python benchmarks/neural_strength.py sly --players 2 --opponent ismcts --deals 150 \
         --bot neural:path=runs/sly2/final.npz --json runs/arena/sly2_ismcts.json
 
-Match: deal ``d`` is the arena's game seed ``derive_seed(seed, d)`` (``agents.arena``),
+Match: deal ``d`` is the arena's game seed ``derive_seed(seed, d)`` (``sly_scout_env.agents.evaluation.arena``),
 replayed ``players`` times with the learned bot in each seat in turn and the opponent bot
 (a fresh instance, its own seed) in every other seat: duplicate deals and every seat, so
 neither the cards nor the seat favour anyone. Games = deals x players.
@@ -30,10 +30,10 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.arena import derive_seed, play_game  # noqa: E402
+from sly_scout_env.agents.evaluation.arena import derive_seed, play_game  # noqa: E402
 from sly_scout_env.games import get_game  # noqa: E402
-from agents.registry import make_from_spec  # noqa: E402
-from agents.stats import Z95, wilson_interval, win_shares  # noqa: E402
+from sly_scout_env.agents.bots.registry import make_from_spec  # noqa: E402
+from sly_scout_env.agents.evaluation.stats import Z95, wilson_interval, win_shares  # noqa: E402
 
 
 def play_deals(task) -> list[list[float]]:
@@ -113,7 +113,7 @@ def main(argv=None) -> int:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--json", default=None, help="append the result (one JSON object per line) to this file")
     args = p.parse_args(argv)
-    from agents.registry import parse_value  # the CLI's value reading (int, float, bool, text)
+    from sly_scout_env.agents.bots.registry import parse_value  # the CLI's value reading (int, float, bool, text)
 
     options = {k: parse_value(v) for k, _, v in (o.partition("=") for o in args.option)}
     r = measure(args.game, args.players, args.bot, args.opponent, args.deals, args.seed, args.workers, options)

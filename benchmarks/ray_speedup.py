@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from agents.arena import run_arena  # noqa: E402
+from sly_scout_env.agents.evaluation.arena import run_arena  # noqa: E402
 from sly_scout_env.simulation import simulate  # noqa: E402
 
 

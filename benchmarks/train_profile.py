@@ -5,10 +5,10 @@
     taskset -c 1 python benchmarks/train_profile.py           # pinned to one core
 
 A recipe is the command that trained the shipped checkpoint for the game and player count
-(``agents/checkpoints/*.npz``, its ``meta["trained"]["command"]``, i.e. the README's
+(``sly_scout_env/<game>/checkpoints/*.npz``, its ``meta["trained"]["command"]``, i.e. the README's
 "Trained bots" table), or, where that checkpoint was distilled from ISMCTS (Scout), the
 game's best PPO recipe (``PPO_RECIPES``), parsed by the ``sly-scout train`` parser itself. The benchmark
-builds that run's model, envs and callback with ``agents.train_ppo`` (``build_model``,
+builds that run's model, envs and callback with ``sly_scout_env.agents.training.ppo`` (``build_model``,
 ``make_callback``: the objects ``train`` uses), then times ``model.learn`` for
 ``--rollouts`` rollouts (``n_envs x n_steps`` learner decisions each, then the update),
 ``--repeats`` times after one discarded warm-up rollout; the run continues from repeat to
@@ -57,9 +57,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agents.cli import build_parser, config_from_args  # noqa: E402
-from agents.neural import shipped_for  # noqa: E402
-from sly_scout_env.cli_types import positive_int  # noqa: E402
+from sly_scout_env.agents.ui.cli import build_parser, config_from_args  # noqa: E402
+from sly_scout_env.agents.bots.neural import shipped_for  # noqa: E402
+from sly_scout_env.agents.ui.arg_types import positive_int  # noqa: E402
 
 # The recipes timed by default (game, players): Scout's documented recipe and Sly 2p's command.
 RECIPES = (("scout", 2), ("sly", 2))
@@ -222,7 +222,7 @@ def profile_recipe(game: str, players: int, rollouts: int = 4, repeats: int = 5,
     ``command``: a ``sly-scout train`` command (default: the shipped checkpoint's);
     ``overrides``: ``TrainConfig`` fields to change (tests use small ``n_envs``).
     """
-    from agents.train_ppo import build_model, make_callback, run_meta
+    from sly_scout_env.agents.training.ppo import build_model, make_callback, run_meta
 
     if rollouts < 1 or repeats < 1:
         raise ValueError(f"rollouts={rollouts} and repeats={repeats} must be at least 1")

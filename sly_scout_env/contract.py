@@ -86,7 +86,7 @@ so a batched version loops rows with ``prange``. Nothing below allocates per mov
       fixing the action layout: Scout's player count, Sly's Hen Houses),
       ``action_to_str(a, n, ...) -> str``, ``render_text(row, viewer, history) -> str``,
     ``narrate(before, after, actor, action, words, viewer, who) -> list[str]``: the lines
-      ``agents/play.py`` tells the person at seat ``viewer`` about seat ``actor``'s move
+      ``agents/ui/play.py`` tells the person at seat ``viewer`` about seat ``actor``'s move
       (what the viewer may see of it, then what it settled); ``before``/``after`` are
       the state dicts around the move, ``words`` its ``action_to_str`` from before it,
       ``who(seat)`` a seat's name.
@@ -107,8 +107,20 @@ so a batched version loops rows with ``prange``. Nothing below allocates per mov
       ``values``: int64 of at least ``n``); ``features_of(obs, legal, num_players)``: the same
       rows as a new array. A game without it (Sly) refuses such checkpoints.
 
-``heuristic``, ``determinize`` -- the greedy bot's evaluation and the ISMCTS
-    determinization (game-specific; used by ``policies`` and ``agents/ismcts_<game>.py``).
+``heuristic`` -- the greedy evaluation (used by ``policies``)
+    ``GreedyPlayer(num_players, options)``: callable as ``(obs, legal, rng_word) -> action``,
+      the ``greedy`` bot's move from the seat's observation; ``GreedyPlayer.DESCRIPTION``
+      the bot in one line.
+
+``determinize`` -- what a seat may assume of the cards it cannot see
+    ``row_from_view(view, ...) -> row``: a full row consistent with a redacted view;
+    ``determinize(row, seat, rng, ...)``: re-deal in place every card ``seat`` cannot know.
+
+``search`` -- optional (:data:`OPTIONAL`): the parts the generic ``ismcts`` bot searches with
+    ``SearchAdapter(num_players, options, **PARAMS)``: the adapter protocol of
+    ``agents/bots/ismcts.py`` (root, determinize, edge keys, rollouts, returns ...);
+    ``SearchAdapter.PARAMS`` its own bot parameters with their defaults,
+    ``SearchAdapter.BOT_DEFAULTS`` its defaults of the generic search parameters.
 """
 
 from __future__ import annotations
@@ -130,9 +142,12 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "codec": ("state_to_dict", "dict_to_state"),
     "text": ("decode_action", "encode_action", "action_to_str", "render_text", "narrate"),
     "env": ("raw_env", "env"),
+    "heuristic": ("GreedyPlayer",),
+    "determinize": ("row_from_view", "determinize"),
 }
 
 # Roles a game may provide; when it does, its module defines these names.
 OPTIONAL: dict[str, tuple[str, ...]] = {
     "features": ("FEATURE_NAMES", "FEATURE_SIZE", "action_features", "features_of"),
+    "search": ("SearchAdapter",),
 }

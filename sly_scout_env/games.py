@@ -23,12 +23,17 @@ Where a game's behaviour lives: ``<package>.<role>`` for the roles of the contra
     env          the PettingZoo AEC env (its docstring is the game's documentation page)
     batch        batched kernels: vector env, simulate, the single-learner engine
     policies     compiled bots (random, greedy) for simulate, ISMCTS rollouts, SB3 opponents
-    heuristic, determinize   the greedy evaluation and ISMCTS's determinization
+    heuristic    the greedy evaluation; ``GreedyPlayer``, the ``greedy`` bot's entry point
+    determinize  what a seat may assume of the hidden cards: ``row_from_view``, ``determinize``
+    search       optional: ``SearchAdapter``, the parts the generic ``ismcts`` bot searches with
+                 (edge keys, determinization, rollouts; ``agents/bots/ismcts.py``)
     features     optional (``spec.optional_module("features")``, None without): per-action
                  features for the neural checkpoints that score actions (Scout has it)
 
-and the rules as implemented in ``docs/<name>_rules.md``. Game-specific bots sit in
-``agents/`` (``<name>_greedy.py``, ``ismcts_<name>.py``), registered in ``agents/registry.py``.
+and, as package data, ``checkpoints/<name>_<N>p.npz``: the ``neural`` networks shipped for
+the game (:meth:`GameSpec.checkpoint_files`), with their training logs in ``checkpoints/logs``.
+The rules as implemented are in ``docs/<name>_rules.md``. The bots (``sly_scout_env.agents``,
+the app layer) are generic: they find each game's parts here and never name a game.
 
 Importing this module imports no game: a spec names its modules, and
 :meth:`GameSpec.module` imports one on first use.
@@ -37,6 +42,7 @@ Importing this module imports no game: a spec names its modules, and
 from __future__ import annotations
 
 import importlib
+import importlib.resources
 import importlib.util
 from dataclasses import dataclass
 from types import ModuleType
@@ -108,6 +114,22 @@ class GameSpec:
         if importlib.util.find_spec(name) is None:
             return None
         return importlib.import_module(name)
+
+    def checkpoint_files(self) -> list:
+        """The shipped ``neural`` checkpoints of the game (package data ``checkpoints/*.npz``
+        of its folder, read through ``importlib.resources``), sorted by name; [] without any."""
+        root = importlib.resources.files(self.package) / "checkpoints"
+        if not root.is_dir():
+            return []
+        return sorted((f for f in root.iterdir() if f.name.endswith(".npz")), key=lambda f: f.name)
+
+    def checkpoint_file(self, name: str):
+        """The shipped checkpoint file ``name`` (e.g. ``"scout_2p.npz"``); ValueError naming those shipped."""
+        for f in self.checkpoint_files():
+            if f.name == name:
+                return f
+        have = ", ".join(f.name for f in self.checkpoint_files()) or "none"
+        raise ValueError(f"{self.name} ships no checkpoint {name!r}; shipped: {have}")
 
     @property
     def env_module(self) -> ModuleType:

@@ -2,7 +2,7 @@
 
 The reader lives in the core package so that the compiled ``neural`` policy
 (:mod:`sly_scout_env.netpolicy`: simulation, the fast learner's opponents, ISMCTS
-rollouts) and the ``neural`` bot (``agents/neural.py``) load the same files the same way.
+rollouts) and the ``neural`` bot (``agents/bots/neural.py``) load the same files the same way.
 
 File format (version 2; version-1 files still load): an ``.npz`` read with
 ``np.load(allow_pickle=False)``::
@@ -56,10 +56,6 @@ READ_VERSIONS = (1, 2)
 OBSERVATION = "observation"
 ACTION_FEATURES = "action_features"
 INPUTS = (OBSERVATION, ACTION_FEATURES)
-# Where the shipped checkpoints live: package data of the distribution, installed beside
-# this package in ``agents/checkpoints`` (pyproject.toml). Found as a directory, so the core
-# reads them without importing the bots' package.
-CHECKPOINT_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "agents", "checkpoints")
 
 _BLAS_ONE_THREAD = 2**18  # multiply-adds of one matrix product below which OpenBLAS uses one thread
 
@@ -69,7 +65,7 @@ ACTIVATIONS = {
 }
 
 
-# The bots' move helpers, here so that NeuralPolicy.act and agents.base (every bot) share them.
+# The bots' move helpers, here so that NeuralPolicy.act and sly_scout_env.agents.bots.base (every bot) share them.
 def legal_actions(action_mask: np.ndarray) -> np.ndarray:
     """The legal action ids of a mask; raises ValueError when there is none."""
     legal = np.flatnonzero(np.asarray(action_mask))
@@ -342,10 +338,17 @@ def _read(path: str) -> NeuralPolicy:
 
 
 def shipped() -> list[NeuralPolicy]:
-    """The checkpoints shipped in ``agents/checkpoints`` (sorted by file name)."""
-    if not os.path.isdir(CHECKPOINT_DIR):
-        return []
-    return [load(os.path.join(CHECKPOINT_DIR, f)) for f in sorted(os.listdir(CHECKPOINT_DIR)) if f.endswith(".npz")]
+    """The checkpoints shipped with the games (``GameSpec.checkpoint_files``), game by game."""
+    from importlib.resources import as_file
+
+    from .games import all_games
+
+    out = []
+    for spec in all_games():
+        for resource in spec.checkpoint_files():
+            with as_file(resource) as path:
+                out.append(load(str(path)))
+    return out
 
 
 def shipped_for(game: str, players: int, options: dict | None = None) -> NeuralPolicy:

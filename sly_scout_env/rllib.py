@@ -7,7 +7,7 @@
               .multi_agent(policies={"shared"}, policy_mapping_fn=lambda aid, ep, **kw: "shared")
               .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"shared": masked_module_spec()})))
 
-``sly-scout train GAME --backend rllib`` (agents/train_rllib.py) builds such a config
+``sly-scout train GAME --backend rllib`` (``sly_scout_env.agents.training.rllib``) builds such a config
 for PPO self-play; docs/ray.md explains the settings.
 
 * :class:`RLlibEnv` is RLlib's own :class:`~ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv`
@@ -19,9 +19,7 @@ for PPO self-play; docs/ray.md explains the settings.
   examples): it adds ``log(mask)`` (clamped to the smallest float) to the logits in
   every forward pass (exploration, inference and training), so illegal actions have
   probability zero when sampling and in the PPO loss (ratio, entropy).
-* :class:`BotRLModule` seats one of the suite's bots (``random``, a ``ppo:path=...``
-  checkpoint, any bot that reads only its observation and mask) as a fixed policy
-  through the policy mapping.
+* A fixed bot of the app layer seats through ``sly_scout_env.agents.training.rllib_bots``.
 
 This module imports Ray at import time: only the ``ray`` extra's users import it.
 """
@@ -30,15 +28,13 @@ from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
 from .games import get_game
 
-__all__ = ["RLlibEnv", "BotRLModule", "ActionMaskingTorchRLModule", "masked_module_spec", "bot_module_spec",
-           "make_env"]
+__all__ = ["RLlibEnv", "ActionMaskingTorchRLModule", "masked_module_spec", "make_env"]
 
 
 def make_env(game: str, players: int | None = None, reward: str = "win", **options):
@@ -93,42 +89,3 @@ def masked_module_spec(hiddens=(64, 64), activation: str = "tanh") -> RLModuleSp
     return RLModuleSpec(module_class=ActionMaskingTorchRLModule,
                         model_config={"fcnet_hiddens": list(hiddens), "fcnet_activation": activation,
                                       "head_fcnet_hiddens": [], "vf_share_layers": False})
-
-
-class BotRLModule(RLModule):
-    """A fixed (never trained) module that plays one of the suite's bots.
-
-    ``model_config``: ``bot`` (a bot spec, e.g. ``"random"`` or ``"ppo:path=run/final.zip"``),
-    ``game``, ``players``, ``options``, ``seed``. The bot must read only the
-    observation and the action mask (``needs_view = False``): a module sees no more.
-    List its module id outside ``policies_to_train``.
-    """
-
-    def setup(self):
-        from agents.registry import make_from_spec
-
-        cfg = self.model_config
-        self.bot = make_from_spec(cfg["bot"], game=cfg["game"])
-        if getattr(self.bot, "needs_view", True):
-            raise ValueError(f"bot {cfg['bot']!r} reads the game state beyond its observation (needs_view); "
-                             "only bots that read the observation and the mask can be RLlib modules "
-                             "(e.g. random, ppo:path=...)")
-        self.bot.reset(int(cfg.get("seed", 0)), game=cfg["game"], num_players=int(cfg["players"]), seat=0,
-                       options=dict(cfg.get("options") or {}))
-
-    def _forward(self, batch, **kwargs):
-        obs = batch[Columns.OBS]
-        x = np.asarray(obs["observations"])
-        mask = np.asarray(obs["action_mask"])
-        acts = [self.bot.act(x[i], mask[i].astype(np.int8), {}) for i in range(len(x))]
-        return {Columns.ACTIONS: np.asarray(acts, dtype=np.int64)}
-
-    def _forward_train(self, *args, **kwargs):
-        raise RuntimeError("a BotRLModule is fixed, never trained: leave it out of policies_to_train")
-
-
-def bot_module_spec(bot: str, game: str, players: int, options: dict | None = None, seed: int = 0) -> RLModuleSpec:
-    """The spec of a :class:`BotRLModule` playing ``bot``."""
-    return RLModuleSpec(module_class=BotRLModule,
-                        model_config={"bot": bot, "game": game, "players": players, "options": dict(options or {}),
-                                      "seed": seed})

@@ -4,7 +4,7 @@
 the other seats are played by given opponents inside :meth:`SingleAgentEnv.step`::
 
     from sly_scout_env.wrappers import SingleAgentEnv
-    from agents import make
+    from sly_scout_env.agents import make
 
     env = SingleAgentEnv("scout", num_players=2, opponents=[make("random")], learner_seat="rotate")
     obs, info = env.reset(seed=0)
@@ -25,7 +25,7 @@ the other seats are played by given opponents inside :meth:`SingleAgentEnv.step`
   seat: one object reset for several seats would keep only the last). Each is an
   object with ``act(observation, action_mask, info) -> int`` and optionally
   ``reset(seed, *, game, num_players, seat, options)`` (the protocol of
-  ``agents.base.Agent``; any registered bot, or a frozen copy of a policy for
+  ``sly_scout_env.agents.bots.base.Agent``; any registered bot, or a frozen copy of a policy for
   self-play), or a plain callable ``f(observation, action_mask, info) -> int``.
   ``info`` holds ``"seat"``, ``"game"``, ``"num_players"`` and ``"view"``, the acting
   seat's state as far as that seat may know it (skipped for opponents whose

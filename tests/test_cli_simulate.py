@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from sly_scout_env.cli import main
+from sly_scout_env.agents.ui.cli import main
 from sly_scout_env.simulation import simulate
 
 

@@ -14,9 +14,12 @@ from sly_scout_env.games import GAMES, all_games, get_game
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Where a game's name may be compared: its own folder and the registry.
 GAME_PLACES = {f"sly_scout_env/{g}/" for g in GAMES} | {"sly_scout_env/games.py"}
-# A comparison with a game name, or a membership test in a literal tuple of game names.
+# A comparison with a game name, a membership test in a literal tuple of game names, or a
+# dict keyed by game names (``{"scout": ..., "sly": ...}``: a per-game table outside the
+# game's folder, which the game registry should hold instead).
 NAME = "|".join(GAMES)
-BRANCH = re.compile(rf"""(==|!=)\s*["']({NAME})["']|["']({NAME})["']\s*(==|!=)|in\s*[(\[{{]\s*["']({NAME})["']""")
+BRANCH = re.compile(rf"""(==|!=)\s*["']({NAME})["']|["']({NAME})["']\s*(==|!=)|in\s*[(\[{{]\s*["']({NAME})["']"""
+                    rf"""|["']({NAME})["']\s*:(?!\w)""")
 
 
 def branches_on_game_names(text: str) -> list[int]:
@@ -26,6 +29,8 @@ def branches_on_game_names(text: str) -> list[int]:
 def test_the_scanner_finds_branches():
     assert branches_on_game_names('if game == "scout":\n    pass\nx = 1\nif "sly" != g: y\nz in ("scout", "sly")') == [1, 4, 5]
     assert branches_on_game_names('get_game("scout")\nname = "sly"') == []
+    assert branches_on_game_names('UNIT = {"scout": "hand",\n "sly": "game"}\nx = {"game": "sly"}') == [1, 2]
+    assert branches_on_game_names('spec = "sly:2,scout:4"') == []
 
 
 def test_no_generic_module_branches_on_a_game_name():

@@ -8,8 +8,8 @@ import numba
 import numpy as np
 import pytest
 
-from agents import make
-from agents.neural import FORMAT_VERSION, NeuralPolicy, shipped, table_sizes
+from sly_scout_env.agents import make
+from sly_scout_env.agents.bots.neural import FORMAT_VERSION, NeuralPolicy, shipped, table_sizes
 from sly_scout_env.games import GAMES, get_game
 from sly_scout_env.netfile import CheckpointError
 from sly_scout_env.netpolicy import NO_NETS, compiled_policies, obs_size, pack, parse_name, work_size
@@ -200,7 +200,7 @@ def test_fast_learner_takes_neural_opponents():
 
 def test_sb3_vec_env_and_train_config_take_neural():
     pytest.importorskip("sb3_contrib")
-    from agents.train_ppo import TrainConfig
+    from sly_scout_env.agents.training.ppo import TrainConfig
     from sly_scout_env.sb3_vec import SingleAgentVecEnv
 
     venv = SingleAgentVecEnv("sly", 4, opponents="neural", learner_seat="rotate", num_players=2, seed=0)
@@ -279,7 +279,7 @@ def test_one_network_per_distinct_file_and_pack_layout(tmp_path):
 
 
 def test_cli_simulate_plays_neural(capsys):
-    from sly_scout_env.cli import main
+    from sly_scout_env.agents.ui.cli import main
 
     assert main(["simulate", "sly", "--players", "2", "--games", "200", "--policies", "neural,greedy",
                  "--no-progress"]) == 0

@@ -140,7 +140,7 @@ def test_missing_sb3_names_the_train_extra():
 
 
 def test_train_fast_refuses_self_play_and_non_compiled_opponents():
-    from agents.train_ppo import TrainConfig
+    from sly_scout_env.agents.training.ppo import TrainConfig
 
     with pytest.raises(ValueError, match="self-play snapshots are not compiled"):
         TrainConfig("sly", players=2, fast=True, opponents=["greedy"], self_play=0.5).check()
@@ -155,7 +155,7 @@ def test_train_fast_refuses_self_play_and_non_compiled_opponents():
 def test_train_fast_runs_on_the_batched_env(tmp_path):
     import csv
 
-    from agents.train_ppo import TrainConfig, train
+    from sly_scout_env.agents.training.ppo import TrainConfig, train
 
     cfg = TrainConfig("sly", players=2, timesteps=512, out=str(tmp_path), fast=True, opponents=["greedy"],
                       self_play=0.0, n_envs=32, n_steps=16, batch_size=128, n_epochs=1, eval_every=10_000,

@@ -13,10 +13,10 @@ import numba
 import numpy as np
 import pytest
 
-from agents import make
-from agents.arena import run_arena
-from agents.ismcts_scout import ScoutAdapter
-from agents.views import player_view
+from sly_scout_env.agents import make
+from sly_scout_env.agents.evaluation.arena import run_arena
+from sly_scout_env.scout.search import SearchAdapter
+from sly_scout_env.agents.bots.views import player_view
 from sly_scout_env.games import get_game
 from sly_scout_env.netfile import CheckpointError, NeuralPolicy, load, table_sizes
 from sly_scout_env.netpolicy import compiled_policies, obs_size, work_size
@@ -374,7 +374,7 @@ def test_ismcts_rollouts_with_a_scorer_play_the_numpy_bots_moves(scorers):
     R = SCOUT.module("rules")
     observation = SCOUT.module("observation")
     policy = load(scorers[4])
-    adapter = ScoutAdapter(4, {"rounds": 1})
+    adapter = SearchAdapter(4, {"rounds": 1})
     pid = adapter.policy_id(f"neural:path={policy.source}")
     size = observation.observation_size(4)
     for row, _, _, _ in _random_positions(4, 60, seed=6)[::12]:

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
-from agents.ismcts import ISMCTSAgent
+from sly_scout_env.agents.bots.ismcts import ISMCTSAgent
 from sly_scout_env.wrappers import SingleAgentEnv, make_single_agent_env
 
 
@@ -111,7 +111,7 @@ class SeatCheckingISMCTS(ISMCTSAgent):
 
 def test_one_bot_object_for_several_seats_plays_each_seat_as_itself():
     SeatCheckingISMCTS.log = []
-    env = SingleAgentEnv("sly", num_players=3, opponents=[SeatCheckingISMCTS(iterations=5)], learner_seat="rotate")
+    env = SingleAgentEnv("sly", num_players=3, opponents=[SeatCheckingISMCTS("sly", iterations=5)], learner_seat="rotate")
     for seed in range(3):
         _play_episode(env, seed, np.random.default_rng(seed))
     log = SeatCheckingISMCTS.log

@@ -2,7 +2,7 @@
 
 :func:`greedy_act` reads only what the player to act may know: its own observation
 vector (``sly_scout_env.scout.observation``) and its legal action ids. It never sees
-the state row, so the ``greedy`` Agent (``agents.scout_greedy``, fed by the env) and
+the state row, so the ``greedy`` Agent (``sly_scout_env.agents.bots.greedy``, fed by the env) and
 in-kernel play (``policies.choose``, which encodes the observation of the seat to act)
 run the very same code.
 
@@ -337,3 +337,23 @@ def _sas_value(work, L, v, p, end, al, obs, o_active):
             if val > best:
                 best = val
     return best
+
+
+class GreedyPlayer:
+    """The ``greedy`` bot's move for one table: ``GreedyPlayer(num_players, options)(obs, legal, rng_word)``.
+
+    The generic greedy bot (``sly_scout_env.agents.bots.greedy``) builds one per game it
+    plays and calls it on the observation and legal ids the env gives the seat, so the bot
+    plays exactly like the compiled policy ``greedy`` of ``policies``. ``rng_word``: an int64
+    array whose element 0 is the bot's own generator word (ties are broken from it).
+    """
+
+    # The bot in one line, for menus.
+    DESCRIPTION = "compiled heuristic: better side up, Shows that keep sets and runs, Scouts that extend them"
+
+    def __init__(self, num_players: int, options: dict) -> None:
+        self.num_players = int(num_players)
+        self._work = make_work()  # the heuristic's scratch, reused every move
+
+    def __call__(self, obs, legal, rng_word) -> int:
+        return int(greedy_act(obs, legal, legal.size, self.num_players, rng_word, self._work))

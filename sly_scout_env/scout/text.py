@@ -160,7 +160,7 @@ def render_text(row: np.ndarray, viewer: int | None, history) -> str:
     return "\n".join(lines)
 
 
-# --- narration (agents/play.py, the web table) ------------------------------------------------
+# --- narration (agents/ui/play.py, the web table) ------------------------------------------------
 def narrate(before: dict, after: dict, actor: int, action: int, words: str, viewer: int, who) -> list[str]:
     """What the person at seat ``viewer`` is told of seat ``actor``'s move ``action``.
 

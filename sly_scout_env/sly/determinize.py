@@ -22,7 +22,7 @@ The observer's own hand and face-down cards, every face-up card and every pile a
 left as they are, and the observer's cards are never touched.
 
 :func:`row_from_view` builds a full state row from a redacted view
-(:func:`agents.views.player_view`), placing the hidden cards in a fixed canonical way
+(:func:`sly_scout_env.agents.bots.views.player_view`), placing the hidden cards in a fixed canonical way
 that depends on the view only; :func:`determinize` then re-deals them.
 """
 
@@ -100,7 +100,7 @@ def _kth_bit(mask, k):
 
 
 def row_from_view(view: dict, template: np.ndarray | None = None) -> np.ndarray:
-    """A full state row consistent with ``view`` (a :func:`agents.views.player_view` dict).
+    """A full state row consistent with ``view`` (a :func:`sly_scout_env.agents.bots.views.player_view` dict).
 
     Each opponent's unseen cards (their 7 cards minus those face up, in piles or in
     ``known_in_hand``) fill, in ascending order, first their face-down spaces (in space

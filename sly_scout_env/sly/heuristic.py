@@ -213,7 +213,7 @@ def greedy_values(obs, legal, n, num_p, houses, reveal_all, rng, rng_off, value,
     """Mean value of each action ``legal[:n]`` over ``SAMPLES`` belief samples into ``value[:n]``.
 
     ``row``/``work`` are scratch rows (``ROW_SIZE``), ``pts`` int64 and ``u`` float64
-    scratch of ``MAX_PLAYERS``. Also the move prior of ISMCTS (``agents.ismcts_sly``).
+    scratch of ``MAX_PLAYERS``. Also the move prior of ISMCTS (``sly_scout_env.sly.search``).
     """
     for i in range(n):
         value[i] = 0.0
@@ -269,3 +269,29 @@ def greedy_act(obs, legal, n, num_p, houses, reveal_all, rng, rng_off, work):
                 return legal[i]
             k -= 1
     return legal[0]
+
+
+class GreedyPlayer:
+    """The ``greedy`` bot's move for one table: ``GreedyPlayer(num_players, options)(obs, legal, rng_word)``.
+
+    The generic greedy bot (``sly_scout_env.agents.bots.greedy``) builds one per game it
+    plays and calls it on the observation and legal ids the env gives the seat, so the bot
+    plays exactly like the compiled policy ``greedy`` of ``policies``. ``rng_word``: an int64
+    array whose element 0 is the bot's own generator word. ``options``: the env's options
+    (those that are not Sly's are ignored).
+    """
+
+    # The bot in one line, for menus.
+    DESCRIPTION = "compiled heuristic: candidate cards, high Hens high, Fox bluffs, odds-based Exposes"
+
+    def __init__(self, num_players: int, options: dict) -> None:
+        names = ("hen_houses", "reveal_scope", "first_player")
+        opts = R.parse_options(num_players=num_players, **{k: v for k, v in (options or {}).items() if k in names})
+        self.num_players = opts["num_players"]
+        self._hen_houses = opts["hen_houses"]
+        self._reveal_all = 1 if opts["reveal_scope"] == "all" else 0
+        self._work = np.zeros(WORK_SIZE, dtype=np.int64)  # the heuristic's scratch, reused every move
+
+    def __call__(self, obs, legal, rng_word) -> int:
+        return int(greedy_act(obs, legal, legal.size, self.num_players, self._hen_houses, self._reveal_all,
+                              rng_word, 0, self._work))

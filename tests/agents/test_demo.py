@@ -3,7 +3,7 @@
 import io
 import re
 
-from agents.demo import run_demo
+from sly_scout_env.agents.ui.demo import run_demo
 
 
 def test_demo_prints_a_speed_line_and_a_complete_arena_table_per_game():

@@ -1,4 +1,4 @@
-"""The distillation recipe (agents/distill.py, agents/distill_fit.py): collection, fit, the command."""
+"""The distillation recipe (agents/training/distill.py, agents/training/distill_fit.py): collection, fit, the command."""
 
 import json
 import os
@@ -8,8 +8,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.distill import DistillConfig, collect, load_data, run, take, teacher_seats  # noqa: E402
-from agents.distill_fit import _batch_rows, _segment_log_softmax, _targets, feature_rows, fit  # noqa: E402
+from sly_scout_env.agents.training.distill import DistillConfig, collect, load_data, run, take, teacher_seats  # noqa: E402
+from sly_scout_env.agents.training.distill_fit import _batch_rows, _segment_log_softmax, _targets, feature_rows, fit  # noqa: E402
 from sly_scout_env.games import get_game  # noqa: E402
 
 FAST_TEACHER = "ismcts:iterations=24"
@@ -144,7 +144,7 @@ def test_the_recipe_end_to_end_and_resume(tmp_path):
 
 def test_collect_resumes_from_the_first_record_format(tmp_path, collected):
     """A collect.json of the first format (one flat teacher stage) is read as the teacher stage."""
-    from agents.distill import run_collect
+    from sly_scout_env.agents.training.distill import run_collect
 
     src, stats = collected
     os.makedirs(tmp_path / "data")
@@ -159,7 +159,7 @@ def test_collect_resumes_from_the_first_record_format(tmp_path, collected):
 
 
 def test_the_command_line_refuses_bad_input_by_name():
-    from sly_scout_env.cli import main
+    from sly_scout_env.agents.ui.cli import main
 
     with pytest.raises(SystemExit, match="--players 7 is not allowed for scout; allowed: 2, 3, 4, 5"):
         main(["distill", "scout", "--players", "7"])

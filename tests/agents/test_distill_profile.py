@@ -6,7 +6,7 @@ pytest.importorskip("torch")
 
 from benchmarks.distill_profile import Profile, Split, profile_collect, profile_fit, table_lines  # noqa: E402
 
-import agents.distill as D  # noqa: E402
+import sly_scout_env.agents.training.distill as D  # noqa: E402
 
 
 def test_split_shares_add_up():

@@ -6,9 +6,10 @@ import os
 import numpy as np
 import pytest
 
-from agents import make
-from agents.neural import CHECKPOINT_DIR, CheckpointError
-from agents.views import player_view
+from sly_scout_env.agents import make
+from sly_scout_env.agents.bots.neural import CheckpointError
+from sly_scout_env.games import get_game
+from sly_scout_env.agents.bots.views import player_view
 from sly_scout_env.games import get_game
 
 SHIPPED = (("sly", 2), ("sly", 3), ("scout", 2), ("scout", 4), ("scout", 5))
@@ -134,8 +135,8 @@ def test_the_prior_steers_the_visits_to_the_networks_move(game, players):
 
 
 def test_a_checkpoint_of_another_table_is_refused():
-    scout2 = os.path.join(CHECKPOINT_DIR, "scout_2p.npz")
-    sly2 = os.path.join(CHECKPOINT_DIR, "sly_2p.npz")
+    scout2 = str(get_game("scout").checkpoint_file("scout_2p.npz"))
+    sly2 = str(get_game("sly").checkpoint_file("sly_2p.npz"))
     bot = make("ismcts", game="sly", guide="neural", guide_path=scout2)
     with pytest.raises(CheckpointError, match="trained on scout with 2 players; this table is sly with 2 players"):
         bot.reset(0, game="sly", num_players=2, seat=0, options={})
@@ -160,7 +161,7 @@ def test_bad_guide_parameters_name_what_is_allowed(tmp_path):
 
 
 def test_spec_with_a_guide():
-    from agents.registry import make_from_spec
+    from sly_scout_env.agents.bots.registry import make_from_spec
 
     bot = make_from_spec("ismcts:guide=neural:guide_c=0.5:iterations=4", game="scout")
     assert bot.guide == "neural" and bot.guide_c == 0.5

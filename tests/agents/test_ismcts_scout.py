@@ -6,9 +6,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-import agents.ismcts_scout as IS
-from agents import make
-from agents.views import player_view
+import sly_scout_env.scout.search as IS
+from sly_scout_env.agents import make
+from sly_scout_env.agents.bots.views import player_view
 from sly_scout_env import scout_v0
 from sly_scout_env.scout import rules as R
 from sly_scout_env.scout.determinize import MAX_HIDDEN, count_hidden, determinize, row_from_view
@@ -168,7 +168,7 @@ def _swap_hidden(d, seat):
 
 
 def test_edge_keys_hide_an_opponents_flip():
-    ad = IS.ScoutAdapter(4, {})
+    ad = IS.SearchAdapter(4, {})
     env = scout_v0.raw_env(num_players=4)
     env.reset(seed=1)
     legal = np.zeros(ad.num_actions, dtype=np.int64)
@@ -185,7 +185,7 @@ def test_pruning_keeps_shows_and_set_extending_scouts():
     for _ in range(4):
         env.step(0)
     d = env.state_dict()
-    ad = IS.ScoutAdapter(4, {})
+    ad = IS.SearchAdapter(4, {})
     legal = np.zeros(ad.num_actions, dtype=np.int64)
     keys = np.zeros(ad.num_actions, dtype=np.int64)
     n = ad.edge_keys(env._state.copy(), 0, legal, keys)
@@ -238,7 +238,7 @@ def test_ismcts_plays_a_whole_game_legally():
 
 def test_horizon_and_value_weighting():
     """The root is cut to the current round; returns weight the earlier totals by 1/(1+rounds left)."""
-    ad = IS.ScoutAdapter(4, {})
+    ad = IS.SearchAdapter(4, {})
     env = _played(4, 3, 10)
     d = env.state_dict()
     row = ad.root(None, None, {"view": player_view(d, d["current_player"])})
@@ -266,7 +266,7 @@ def test_prior_ranks_the_heuristics_move_first(num_players):
     from sly_scout_env.scout.observation import observation_size
 
     env = _with_known_cards(num_players, 21)
-    ad = IS.ScoutAdapter(num_players, {})
+    ad = IS.SearchAdapter(num_players, {})
     row = env._state.copy()
     legal = np.zeros(ad.num_actions, dtype=np.int64)
     keys = np.zeros(ad.num_actions, dtype=np.int64)

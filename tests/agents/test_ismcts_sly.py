@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from agents import make
-from agents.ismcts import ISMCTS, reward_vector
-from agents.ismcts_sly import SlyAdapter, edge_keys
-from agents.views import player_view
+from sly_scout_env.agents import make
+from sly_scout_env.agents.bots.ismcts import ISMCTS, reward_vector
+from sly_scout_env.sly.search import SearchAdapter, edge_keys
+from sly_scout_env.agents.bots.views import player_view
 from sly_scout_env import sly_v0
 from sly_scout_env.sly import rules as R
 from sly_scout_env.sly import codec as C
@@ -252,7 +252,7 @@ def test_reward_vector():
 
 
 def test_adapter_returns_and_terminal():
-    ad = SlyAdapter(num_players=2, options={})
+    ad = SearchAdapter(num_players=2, options={})
     env = sly_v0.raw_env(num_players=2)
     env.reset(seed=1)
     row = env.unwrapped._state.copy()
@@ -268,7 +268,7 @@ def test_adapter_returns_and_terminal():
 def test_search_statistics_add_up():
     """Every iteration passes through exactly one root edge; the chosen edge is the most visited."""
     a, _ = _twin_states()
-    ad = SlyAdapter(num_players=3, options={})
+    ad = SearchAdapter(num_players=3, options={})
     search = ISMCTS(ad, iterations=120)
     row = ad.root(None, None, {"view": player_view(a.state_dict(), 0)})
     action = search.search(row, 0, np.random.default_rng(1))

@@ -1,7 +1,7 @@
 """The ``neural`` bot: the torch-free checkpoint format, the shipped checkpoints, the recipe.
 
 Format tests use small checkpoints with seeded random weights built here (numpy only).
-Shipped-checkpoint tests run for every file in ``agents/checkpoints``: it loads, plays
+Shipped-checkpoint tests run for every file in ``sly_scout_env/<game>/checkpoints``: it loads, plays
 legal moves in every phase reached by random play, plays full games at every option
 value whose observation it fits, and is deterministic with a seed.
 """
@@ -13,9 +13,9 @@ import zipfile
 import numpy as np
 import pytest
 
-from agents import make
-from agents.arena import run_arena
-from agents.neural import (
+from sly_scout_env.agents import make
+from sly_scout_env.agents.evaluation.arena import run_arena
+from sly_scout_env.agents.bots.neural import (
     FORMAT_VERSION,
     CheckpointError,
     NeuralAgent,
@@ -274,7 +274,7 @@ def test_forward_pass_of_a_shipped_size_network():
 def test_neural_plays_in_terminal_play_and_as_single_agent_env_opponent(tmp_path):
     import io
 
-    from agents.play import play
+    from sly_scout_env.agents.ui.play import play
     from sly_scout_env.wrappers import SingleAgentEnv
 
     policy = SHIPPED[0]
@@ -320,8 +320,8 @@ def test_recipe_end_to_end_on_a_tiny_budget(tmp_path):
     pytest.importorskip("sb3_contrib")
     import argparse
 
-    from agents.cli import add_train_parser, config_from_args
-    from agents.train_ppo import train
+    from sly_scout_env.agents.ui.cli import add_train_parser, config_from_args
+    from sly_scout_env.agents.training.ppo import train
 
     parser = argparse.ArgumentParser()
     add_train_parser(parser.add_subparsers())
@@ -346,7 +346,7 @@ def test_recipe_end_to_end_on_a_tiny_budget(tmp_path):
 
 def test_recipe_settings_are_checked():
     pytest.importorskip("sb3_contrib")
-    from agents.train_ppo import TrainConfig
+    from sly_scout_env.agents.training.ppo import TrainConfig
 
     with pytest.raises(ValueError, match="prior='greedy' needs the fast engine"):
         TrainConfig("scout", players=2, prior="greedy").check()
@@ -364,8 +364,8 @@ def test_warm_start_clones_the_teacher_well_above_chance():
     import torch
     from sb3_contrib import MaskablePPO
 
-    from agents.train_ppo import TrainConfig
-    from agents.warm_start import collect, fit
+    from sly_scout_env.agents.training.ppo import TrainConfig
+    from sly_scout_env.agents.training.warm_start import collect, fit
     from sly_scout_env.sb3_vec import SingleAgentVecEnv
 
     torch.manual_seed(0)
@@ -379,7 +379,7 @@ def test_warm_start_clones_the_teacher_well_above_chance():
     assert metrics["accuracy"] > chance + 0.15, (metrics, chance)  # measured: 0.376 vs chance 0.174
 
 
-# The shipped checkpoints that beat greedy (agents/checkpoints/strength.jsonl, docs/training.md):
+# The shipped checkpoints that beat greedy (benchmarks/strength.jsonl, docs/training.md):
 # (game, players) -> (arena games, required margin of the interval's lower end over parity).
 # Measured: Sly 2p 0.86, Sly 3p 0.61 (parity 0.33); Scout (distilled ISMCTS) 2p 0.76-0.78, 4p 0.45
 # (parity 0.25), 5p 0.38 (parity 0.20).
@@ -407,8 +407,8 @@ def test_export_command_turns_a_maskableppo_zip_into_a_checkpoint_that_plays_ali
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from agents.export_neural import main
-    from agents.ppo_agent import load_policy
+    from sly_scout_env.agents.training.export_neural import main
+    from sly_scout_env.agents.bots.ppo import load_policy
     from sly_scout_env.sb3_vec import SingleAgentVecEnv
 
     venv = SingleAgentVecEnv("sly", 2, opponents="random", learner_seat="rotate", reward="win", seed=0, num_players=3)

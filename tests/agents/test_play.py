@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from agents.cli import build_parser, run_play
-from agents.play import load_save, match_move, play
+from sly_scout_env.agents.ui.cli import build_parser, run_play
+from sly_scout_env.agents.ui.play import load_save, match_move, play
 
 ALWAYS_FIRST = "1\n" * 3000
 

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-import agents
-from agents import Agent, AgentProtocol, available, make, make_from_spec, parse_spec, register, unregister
-from agents.random_agent import RandomAgent
+import sly_scout_env.agents as agents
+from sly_scout_env.agents import Agent, AgentProtocol, available, make, make_from_spec, parse_spec, register, unregister
+from sly_scout_env.agents.bots.random import RandomAgent
 
 
 class _Const(Agent):
@@ -69,7 +69,7 @@ def test_per_game_factories():
 
 
 def test_lazy_string_factory():
-    register("lazy_t", "agents.random_agent:RandomAgent")
+    register("lazy_t", "sly_scout_env.agents.bots.random:RandomAgent")
     try:
         assert isinstance(make("lazy_t"), RandomAgent)
     finally:
@@ -110,6 +110,6 @@ def test_random_agent_legal_uniform_and_seeded():
 
 def test_lazy_package_attributes():
     assert callable(agents.run_arena)
-    from agents.play import play
+    from sly_scout_env.agents.ui.play import play
 
     assert callable(play)

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from agents import make
-from agents.arena import run_arena
+from sly_scout_env.agents import make
+from sly_scout_env.agents.evaluation.arena import run_arena
 from sly_scout_env import scout_v0
 from sly_scout_env.scout import policies as SP
 from sly_scout_env.scout import rules as R

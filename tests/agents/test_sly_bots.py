@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from agents import make
-from agents.views import player_view
+from sly_scout_env.agents import make
+from sly_scout_env.agents.bots.views import player_view
 from sly_scout_env import sly_v0
 from sly_scout_env.simulation import simulate
 from sly_scout_env.sly import policies as SP

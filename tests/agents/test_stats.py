@@ -7,7 +7,7 @@ from openskill.models import PlackettLuce
 
 import numpy as np
 
-from agents.stats import cluster_interval, rate_game, t_quantile, wilson_interval, win_shares
+from sly_scout_env.agents.evaluation.stats import cluster_interval, rate_game, t_quantile, wilson_interval, win_shares
 
 
 @pytest.mark.parametrize(

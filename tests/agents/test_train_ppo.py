@@ -19,17 +19,17 @@ import pytest
 pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
-from agents import make  # noqa: E402
-from agents.arena import run_arena  # noqa: E402
-from agents.ppo_agent import FrozenPolicy, PPOAgent  # noqa: E402
-from agents.train_ppo import (  # noqa: E402
+from sly_scout_env.agents import make  # noqa: E402
+from sly_scout_env.agents.evaluation.arena import run_arena  # noqa: E402
+from sly_scout_env.agents.bots.ppo import FrozenPolicy, PPOAgent  # noqa: E402
+from sly_scout_env.agents.training.ppo import (  # noqa: E402
     EVAL_COLUMNS,
     PROGRESS_COLUMNS,
     PoolOpponent,
     TrainConfig,
     train,
 )
-from agents.cli import add_train_parser, config_from_args  # noqa: E402
+from sly_scout_env.agents.ui.cli import add_train_parser, config_from_args  # noqa: E402
 
 
 def _read_csv(path):
@@ -210,7 +210,7 @@ def test_command_line_and_config_checks():
 def test_play_a_match_against_the_ppo_bot(scout_run, tmp_path):
     import io
 
-    from agents.play import play
+    from sly_scout_env.agents.ui.play import play
 
     cfg, result = scout_run
     out = io.StringIO()

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from agents.neural import shipped_for
+from sly_scout_env.agents.bots.neural import shipped_for
 
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("torch")
@@ -130,7 +130,7 @@ def test_tiny_profile_times_every_phase_around_the_real_calls(game, overrides):
 def test_inference_is_not_counted_outside_rollouts():
     import numpy as np
 
-    from agents.train_ppo import build_model
+    from sly_scout_env.agents.training.ppo import build_model
 
     cfg = recipe_config(recipe_command("sly", 2))
     cfg.n_envs, cfg.n_steps, cfg.batch_size = 2, 8, 16

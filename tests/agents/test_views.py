@@ -5,7 +5,7 @@ import copy
 import numpy as np
 import pytest
 
-from agents.views import player_view
+from sly_scout_env.agents.bots.views import player_view
 from sly_scout_env import scout_v0, sly_v0
 
 

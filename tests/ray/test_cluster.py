@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from agents.arena import run_arena
+from sly_scout_env.agents.evaluation.arena import run_arena
 from sly_scout_env.ray_tasks import last_run, map_tasks
 from sly_scout_env.simulation import simulate
 

@@ -9,9 +9,9 @@ import sys
 import numpy as np
 import pytest
 
-from agents.arena import run_arena
-from agents.registry import make_from_spec
-from agents.train_ppo import TrainConfig
+from sly_scout_env.agents.evaluation.arena import run_arena
+from sly_scout_env.agents.bots.registry import make_from_spec
+from sly_scout_env.agents.training.ppo import TrainConfig
 from sly_scout_env.games import get_game
 
 
@@ -81,7 +81,7 @@ def test_masked_module_gives_illegal_actions_zero_probability(local_ray):
 
 
 def test_short_ppo_run_learns_and_exports_a_bot(local_ray, tmp_path):
-    from agents.train_rllib import train_rllib
+    from sly_scout_env.agents.training.rllib import train_rllib
 
     cfg = TrainConfig("sly", players=2, timesteps=8000, out=str(tmp_path / "run"), opponents=["random"],
                       self_play=0.0, eval_every=100_000, eval_games=200, eval_opponents=["random"],
@@ -106,7 +106,7 @@ def test_short_ppo_run_learns_and_exports_a_bot(local_ray, tmp_path):
     bot_phases, all_phases = _legal_play("sly", 2, f"ppo:path={final}", 30, 100)
     assert bot_phases == all_phases
     # The bot plays without Ray (the SB3 bot format).
-    code = ("import sys; sys.modules['ray'] = None; from sly_scout_env.cli import main; "
+    code = ("import sys; sys.modules['ray'] = None; from sly_scout_env.agents.ui.cli import main; "
             f"sys.exit(main(['arena', 'sly', '--players', '2', '--agents', 'ppo:path={final},random', "
             "'--games', '20', '--workers', '1', '--no-progress']))")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -121,7 +121,7 @@ def test_short_ppo_run_learns_and_exports_a_bot(local_ray, tmp_path):
 
 
 def test_scout_self_play_with_a_fixed_bot_seat(local_ray, tmp_path):
-    from agents.train_rllib import seat_plan, train_rllib
+    from sly_scout_env.agents.training.rllib import seat_plan, train_rllib
 
     plans = [seat_plan(f"ep{i}", 0, 3, 0.5, 1) for i in range(200)]
     assert all(p.count("learner") >= 1 for p in plans) and any("bot0" in p for p in plans)
@@ -136,7 +136,7 @@ def test_scout_self_play_with_a_fixed_bot_seat(local_ray, tmp_path):
 
 def test_progress_row_takes_rllib_nan_metrics_as_missing():
     # RLlib reports NaN episode counts and means in an iteration where no episode ended.
-    from agents.train_rllib import LEARNER, progress_row
+    from sly_scout_env.agents.training.rllib import LEARNER, progress_row
 
     nan = float("nan")
     row = progress_row(4000, {"num_episodes": nan, "episode_len_mean": nan,

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from agents.arena import run_arena
+from sly_scout_env.agents.evaluation.arena import run_arena
 from sly_scout_env.ray_tasks import last_run, map_tasks
 from sly_scout_env.simulation import simulate
 
@@ -85,7 +85,7 @@ HIDE_RAY = "import sys; sys.modules['ray'] = None; "
 @pytest.mark.parametrize("argv", [["simulate", "sly", "--games", "10", "--ray"],
                                   ["arena", "sly", "--agents", "random", "--games", "2", "--ray", "auto"]])
 def test_missing_ray_names_the_extra(argv):
-    code = HIDE_RAY + f"from sly_scout_env.cli import main; sys.exit(main({argv!r}))"
+    code = HIDE_RAY + f"from sly_scout_env.agents.ui.cli import main; sys.exit(main({argv!r}))"
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert p.returncode == 2
     assert 'pip install "sly-scout-env[ray]"' in p.stderr
@@ -98,8 +98,8 @@ def test_missing_ray_api_error():
 
 
 def test_core_never_imports_ray():
-    code = ("import sys, sly_scout_env, agents, sly_scout_env.simulation, agents.train_rllib; "
-            "from sly_scout_env.cli import build_parser; build_parser(); "
+    code = ("import sys, sly_scout_env, agents, sly_scout_env.simulation, sly_scout_env.agents.training.rllib; "
+            "from sly_scout_env.agents.ui.cli import build_parser; build_parser(); "
             "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
@@ -107,7 +107,7 @@ def test_core_never_imports_ray():
 
 
 def test_cli_simulate_and_arena_with_ray(local_ray, tmp_path, capsys):
-    from sly_scout_env.cli import main
+    from sly_scout_env.agents.ui.cli import main
 
     base = ["simulate", "scout", "--players", "2", "--hands", "3000", "--seed", "4", "--no-progress"]
     assert main(base + ["--threads", "1", "--out", str(tmp_path / "local.npz")]) == 0
@@ -124,7 +124,7 @@ def test_cli_simulate_and_arena_with_ray(local_ray, tmp_path, capsys):
 
 
 def test_cli_train_rllib_refuses_sb3_only_options(capsys):
-    from sly_scout_env.cli import main
+    from sly_scout_env.agents.ui.cli import main
 
     with pytest.raises(SystemExit, match="--fast and --vec-env are SB3 options"):
         main(["train", "sly", "--players", "2", "--backend", "rllib", "--vec-env", "subproc"])

@@ -1,4 +1,4 @@
-"""scout.text.narrate: what the person at one seat is told of each move (agents/play.py)."""
+"""scout.text.narrate: what the person at one seat is told of each move (agents/ui/play.py)."""
 
 import numpy as np
 import pytest

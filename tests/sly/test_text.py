@@ -1,4 +1,4 @@
-"""sly.text.narrate: what the person at one seat is told of each move (agents/play.py)."""
+"""sly.text.narrate: what the person at one seat is told of each move (agents/ui/play.py)."""
 
 import numpy as np
 

@@ -35,7 +35,7 @@ class LiveServer:
     def __init__(self, state_dir: str, **kwargs):
         import uvicorn
 
-        from agents.web.app import create_app
+        from sly_scout_env.agents.ui.web.app import create_app
 
         self.app = create_app(state_dir, **kwargs)
         self.port = free_port()

@@ -12,7 +12,7 @@ import httpx
 import numpy as np
 import pytest
 
-from agents.play import Match, check_save
+from sly_scout_env.agents.ui.play import Match, check_save
 from sly_scout_env.games import GAMES, get_game
 from sly_scout_env.views import player_view
 
@@ -163,7 +163,7 @@ def test_bad_moves_are_refused_and_change_nothing(http, server):
 
 def test_out_of_turn_is_refused(server):
     # A game whose turn is a bot's (as while another tab's request is running).
-    from agents.web.session import BadInput, WebGame
+    from sly_scout_env.agents.ui.web.session import BadInput, WebGame
 
     g = WebGame.new("x", "sly", 2, 1, get_game("sly").default_options(), ["random"], 3)
     assert not g.your_turn()
@@ -231,7 +231,7 @@ def test_bad_uploads_are_refused(http):
 
 
 def test_checkpoints_only_by_the_name_the_server_allows(tmp_path):
-    from agents.web.session import BadInput, check_bot, parse_checkpoints
+    from sly_scout_env.agents.ui.web.session import BadInput, check_bot, parse_checkpoints
 
     ckpt = tmp_path / "final.zip"
     ckpt.write_bytes(b"")
@@ -315,8 +315,8 @@ def test_the_server_answers_while_a_bot_thinks(http):
     import threading
     import time
 
-    from agents.random_agent import RandomAgent
-    from agents.registry import register, unregister
+    from sly_scout_env.agents.bots.random import RandomAgent
+    from sly_scout_env.agents.bots.registry import register, unregister
 
     release = threading.Event()
 
@@ -346,8 +346,8 @@ def test_the_server_answers_while_a_bot_thinks(http):
 
 
 def test_a_failing_bot_gives_500_and_keeps_the_game(http, server):
-    from agents.random_agent import RandomAgent
-    from agents.registry import register, unregister
+    from sly_scout_env.agents.bots.random import RandomAgent
+    from sly_scout_env.agents.bots.registry import register, unregister
 
     class BrokenBot(RandomAgent):
         def act(self, observation, action_mask, info):

@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from agents.web.cli import is_loopback
+from sly_scout_env.agents.ui.web.cli import is_loopback
 
 from .conftest import free_port
 
@@ -19,7 +19,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def serve(tmp_path, *args):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.Popen([sys.executable, "-m", "sly_scout_env", "serve", "--state-dir", str(tmp_path), *args],
+    return subprocess.Popen([sys.executable, "-m", "sly_scout_env.agents", "serve", "--state-dir", str(tmp_path), *args],
                             stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
 
 

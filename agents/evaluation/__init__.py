@@ -1,0 +1,1 @@
+"""Evaluation: the arena (``arena``), its statistics (``stats``) and its tables, JSON and CSV (``report``)."""

@@ -1,0 +1,438 @@
+"""Train a MaskablePPO bot by self-play: ``sly-scout train GAME --players N``.
+
+    sly-scout train sly --players 2 --timesteps 200000 --out runs/sly2
+    sly-scout train scout --players 2 --option rounds=1 --timesteps 300000 --out runs/scout2
+    sly-scout arena sly --players 2 --agents ppo:path=runs/sly2/final.zip,random,greedy --games 2000
+
+    from sly_scout_env.agents.training.ppo import TrainConfig, train
+    result = train(TrainConfig("sly", players=2, timesteps=20_000, out="runs/quick"))
+
+Setup (see docs/training.md)
+----------------------------
+* The learner is sb3-contrib's ``MaskablePPO`` (``MlpPolicy``) on
+  :class:`sly_scout_env.wrappers.SingleAgentEnv`, with ``learner_seat="rotate"``: the
+  k-th episode of each env puts the learner in seat ``k mod N``, so it learns every
+  seat. The learner's reward is ``reward="win"`` by default (+1 shared by the winners,
+  -1 shared by the others, at the end), which is what the arena measures.
+* Every other seat is a :class:`PoolOpponent`: at each episode it draws, from the
+  episode's seed, a frozen snapshot of the learner (probability ``self_play``, once
+  the pool holds one) or one of the baseline bots (``--opponents``, uniformly).
+  A snapshot is a :class:`sly_scout_env.agents.bots.ppo.FrozenPolicy` (numpy weights, picklable)
+  that samples from its masked softmax. Every ``snapshot_every`` steps the current
+  policy joins the pool (the oldest leaves beyond ``pool_size``) and the envs get
+  fresh opponents through ``VecEnv.set_attr`` (works for Dummy and Subproc envs;
+  an episode under way keeps the opponents it started with).
+* Every ``eval_every`` steps (and at step 0 and at the end) the policy is saved as a
+  checkpoint zip and played in the arena (:func:`sly_scout_env.agents.evaluation.arena.run_arena`, fixed seed,
+  seat rotation and duplicate deals) against each evaluation bot (``random``, and
+  ``greedy`` when it is registered for the game); win share with its 95% interval over deals.
+
+Outputs in ``--out``: ``config.json``; ``progress.csv`` (one row per rollout:
+``timesteps, episodes, mean_reward, mean_length, win_fraction, pool_size, elapsed_s``;
+the means are over the episodes finished in that rollout); ``eval.csv`` (one row per
+evaluation and bot: ``timesteps, opponent, games, win_rate, win_rate_lo, win_rate_hi,
+mean_score, opponent_mean_score, checkpoint``); ``checkpoints/step_<T>.zip``;
+``final.zip``. The same seed gives the same run (CPU, one torch thread, DummyVecEnv).
+
+torch and Stable-Baselines3 are imported inside the functions that need them, so the
+``sly-scout`` command line (``agents/ui/cli.py`` holds the ``train`` parser) starts without them.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from sly_scout_env.checks import check_choice, check_int
+from sly_scout_env.games import get_game
+
+from sly_scout_env.agents.bots.registry import available, make_from_spec, parse_spec, registration
+
+
+# -- opponents -----------------------------------------------------------------------------
+class PoolOpponent:
+    """An opponent seat for self-play: per episode a snapshot of the learner or a baseline bot.
+
+    ``baselines``: bot specs (``"random"``, ``"greedy"``...); ``pool``: frozen snapshots
+    (:class:`sly_scout_env.agents.bots.ppo.FrozenPolicy`); ``self_play``: probability of a snapshot
+    when the pool is not empty. The draw uses the seed that ``SingleAgentEnv`` passes to
+    ``reset`` (derived from the game seed), so runs are reproducible. Pickles without its
+    bot instances (they are rebuilt lazily from their specs in the receiving process).
+    """
+
+    def __init__(self, baselines, pool=(), self_play: float = 0.5):
+        self.baselines = list(baselines)
+        self.pool = list(pool)
+        self.self_play = float(self_play)
+        if not self.baselines and not self.pool:
+            raise ValueError("a PoolOpponent needs at least one baseline bot or one snapshot")
+        self._bots: dict = {}
+        self._current = None
+        self._rng = np.random.default_rng()
+        self.name = "pool"
+
+    @property
+    def needs_view(self) -> bool:
+        """Whether the bot playing this episode reads ``info["view"]`` (snapshots never do)."""
+        return self._current is not None and not hasattr(self._current, "logits") and getattr(
+            self._current, "needs_view", True)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_bots"] = {}
+        state["_current"] = None
+        return state
+
+    def reset(self, seed, *, game, num_players, seat, options) -> None:
+        self._rng = np.random.default_rng(seed)
+        use_pool = self.pool and (not self.baselines or self._rng.random() < self.self_play)
+        if use_pool:
+            self._current = self.pool[int(self._rng.integers(len(self.pool)))]
+            return
+        spec = self.baselines[int(self._rng.integers(len(self.baselines)))]
+        bot = self._bots.get(spec)
+        if bot is None:
+            bot = self._bots[spec] = make_from_spec(spec, game=game)
+        bot.reset(None if seed is None else int(self._rng.integers(2**62)), game=game, num_players=num_players,
+                  seat=seat, options=options)
+        self._current = bot
+
+    def act(self, observation, action_mask, info) -> int:
+        if self._current is None:
+            raise RuntimeError("PoolOpponent.act before reset")
+        if hasattr(self._current, "logits"):  # a snapshot: sample, for varied opposition
+            return self._current.act(observation, action_mask, deterministic=False, rng=self._rng)
+        return int(self._current.act(observation, action_mask, info))
+
+
+# -- configuration --------------------------------------------------------------------------
+@dataclass
+class TrainConfig:
+    """Everything a training run depends on (saved as config.json in ``out``)."""
+
+    game: str = "sly"
+    players: int = 2
+    timesteps: int = 100_000
+    seed: int = 0
+    out: str = "runs/ppo"
+    options: dict = field(default_factory=dict)  # game options, e.g. {"rounds": 1} for Scout
+    reward: str = "win"  # "win" (what the arena measures) or "score"
+    opponents: list = field(default_factory=lambda: ["random"])  # baseline bots of the pool
+    self_play: float = 0.5  # probability that an opponent seat is a snapshot (once there is one)
+    snapshot_every: int = 10_000
+    pool_size: int = 10
+    eval_every: int = 10_000
+    eval_games: int = 200
+    eval_opponents: list | None = None  # None: random, plus greedy when registered for the game
+    eval_workers: int = 1
+    eval_seed: int = 12345
+    n_envs: int = 4
+    vec_env: str = "dummy"  # "dummy" or "subproc"
+    # True: sly_scout_env.sb3_vec.SingleAgentVecEnv, n_envs games in one compiled batch with a
+    # compiled opponent (random / greedy) at every other seat; needs self_play=0 (snapshots are not compiled).
+    fast: bool = False
+    n_steps: int = 128  # per env and rollout
+    batch_size: int = 128
+    n_epochs: int = 4
+    learning_rate: float = 1e-3  # small nets, short episodes: faster than the usual 3e-4, still stable
+    gamma: float = 0.99
+    ent_coef: float = 0.01
+    net_arch: list = field(default_factory=lambda: [64, 64])
+    torch_threads: int = 1
+    # Behaviour-cloning warm start (agents/training/warm_start.py): a teacher bot spec (e.g. "greedy") whose
+    # moves the policy learns, on warm_start_samples decisions for warm_start_epochs passes, before PPO.
+    warm_start: str | None = None
+    warm_start_samples: int = 200_000
+    warm_start_epochs: int = 4
+    # A prior bot (agents/training/prior_policy.py): its move, weighted by prior_weight, is added to the logits;
+    # PPO learns corrections to it. Needs fast=True; the policy exports to the neural format only.
+    prior: str | None = None
+    prior_weight: float = 4.0
+
+    def check(self) -> "TrainConfig":
+        game = get_game(self.game)
+        game.check_players(self.players, "players")
+        for name in ("timesteps", "snapshot_every", "pool_size", "eval_every", "eval_games", "eval_workers", "n_envs",
+                     "n_steps", "batch_size", "n_epochs", "torch_threads", "warm_start_samples", "warm_start_epochs"):
+            check_int(name, getattr(self, name))
+        check_int("seed", self.seed, lo=0)
+        if not isinstance(self.net_arch, (list, tuple)) or not self.net_arch:
+            raise ValueError(f"net_arch={self.net_arch!r} is not allowed; give hidden layer sizes >= 1, e.g. [64, 64]")
+        for h in self.net_arch:
+            check_int("net_arch entry", h)
+        check_choice("reward", self.reward, ("win", "score"))
+        check_choice("vec_env", self.vec_env, ("dummy", "subproc"))
+        if not 0.0 <= self.self_play <= 1.0:
+            raise ValueError(f"self_play={self.self_play!r} is not allowed; give a probability in [0, 1]")
+        if not self.opponents and self.self_play <= 0:
+            raise ValueError("opponents is empty and self_play is 0: no one to play against")
+        if self.fast:
+            self._check_fast()
+        for name in ("warm_start", "prior"):
+            spec = getattr(self, name)
+            if spec is not None and not self.fast:
+                raise ValueError(f"{name}={spec!r} needs the fast engine: give fast=True (--fast)")
+        if self.prior is not None:
+            if self.warm_start is not None:
+                raise ValueError("warm_start and prior do not combine: the prior already starts the policy "
+                                 "at the prior bot's moves")
+            name, _ = parse_spec(self.prior)
+            if self.game not in registration(name).games:
+                raise ValueError(f"prior bot {self.prior!r} does not play {self.game}")
+            if not (isinstance(self.prior_weight, (int, float)) and 0 < self.prior_weight < 100):
+                raise ValueError(f"prior_weight={self.prior_weight!r} is not allowed; give a number in (0, 100)")
+        if self.warm_start is not None:
+            name, _ = parse_spec(self.warm_start)
+            if self.game not in registration(name).games:
+                raise ValueError(f"warm_start bot {self.warm_start!r} does not play {self.game}")
+        # With fast, the opponents are compiled policy names (checked above), not registered bots.
+        for spec in ([] if self.fast else list(self.opponents)) + list(self.eval_opponents or []):
+            name, _ = parse_spec(spec)
+            if self.game not in registration(name).games:
+                raise ValueError(f"bot {spec!r} does not play {self.game}")
+        game.raw_env(num_players=self.players, **self.options)  # validates the options
+        return self
+
+    def _check_fast(self) -> None:
+        compiled = get_game(self.game).module("policies").POLICY_NAMES
+        if self.self_play > 0:
+            raise ValueError(f"fast=True (--fast) plays compiled opponents only, and self-play snapshots are not "
+                             f"compiled: give self_play=0 (--self-play 0), got {self.self_play}")
+        if len(set(self.opponents)) != 1 or parse_spec(self.opponents[0])[0] not in compiled:
+            raise ValueError(f"fast=True (--fast) plays one compiled policy at every opponent seat: give opponents "
+                             f"as one of {', '.join(compiled)} (or neural:path=FILE), got {list(self.opponents)}")
+        if self.vec_env != "dummy":
+            raise ValueError(f"fast=True (--fast) runs all n_envs games in one process; vec_env={self.vec_env!r} "
+                             "does not apply (leave it 'dummy')")
+
+    def resolved_eval_opponents(self) -> list:
+        if self.eval_opponents is not None:
+            return list(self.eval_opponents)
+        return ["random"] + (["greedy"] if "greedy" in available(self.game) else [])
+
+
+# -- the run ------------------------------------------------------------------------------------
+def _env_factory(cfg: TrainConfig, opponents: list):
+    from sly_scout_env.wrappers import make_single_agent_env
+
+    return make_single_agent_env(
+        cfg.game, opponents, learner_seat="rotate", num_players=cfg.players, reward=cfg.reward, **cfg.options
+    )
+
+
+def _new_opponents(cfg: TrainConfig, pool: list) -> list:
+    # One object per other seat: an opponent keeps per-episode state (its draw, its bot).
+    return [PoolOpponent(cfg.opponents, pool, cfg.self_play) for _ in range(cfg.players - 1)]
+
+
+def _worker_init_threads() -> None:
+    import torch
+
+    torch.set_num_threads(1)
+
+
+class _ThreadLimitedFactory:
+    """Wraps an env factory so that each SubprocVecEnv worker uses one torch thread."""
+
+    def __init__(self, factory):
+        self.factory = factory
+
+    def __call__(self):
+        _worker_init_threads()
+        return self.factory()
+
+
+def evaluate(checkpoint: str, cfg: TrainConfig, opponents: list | None = None, games: int | None = None,
+             seed: int | None = None, workers: int | None = None) -> list[dict]:
+    """Arena results of a checkpoint against each bot of ``opponents`` (one dict per bot)."""
+    from sly_scout_env.agents.bots import ppo  # noqa: F401  (registers "ppo")
+    from sly_scout_env.agents.evaluation.arena import run_arena
+
+    rows = []
+    for opp in opponents if opponents is not None else cfg.resolved_eval_opponents():
+        spec = f"neural:path={checkpoint}" if str(checkpoint).endswith(".npz") else f"ppo:path={checkpoint}"
+        res = run_arena(cfg.game, cfg.players, [spec, opp], games=games or cfg.eval_games,
+                        seed=cfg.eval_seed if seed is None else seed, workers=workers or cfg.eval_workers,
+                        options=dict(cfg.options), progress=False)
+        me, them = res.stats[0], res.stats[1]
+        rows.append({"opponent": opp, "games": res.games, "win_rate": me.win_rate, "win_rate_lo": me.win_rate_ci95[0],
+                     "win_rate_hi": me.win_rate_ci95[1], "mean_score": me.mean_score,
+                     "opponent_mean_score": them.mean_score, "result": res})
+    return rows
+
+
+PROGRESS_COLUMNS = ["timesteps", "episodes", "mean_reward", "mean_length", "win_fraction", "pool_size", "elapsed_s"]
+EVAL_COLUMNS = ["timesteps", "opponent", "games", "win_rate", "win_rate_lo", "win_rate_hi", "mean_score",
+                "opponent_mean_score", "checkpoint"]
+
+
+def make_callback(cfg: TrainConfig, model_meta: dict, log):
+    """The run's callback (snapshots, CSV logs in ``cfg.out``, checkpoints, evaluations); close it after use."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from sly_scout_env.agents.training.export_neural import export_model
+    from sly_scout_env.agents.bots.ppo import FrozenPolicy
+
+    class SelfPlayCallback(BaseCallback):
+        """Snapshots into the pool, CSV logs, periodic checkpoints and arena evaluations."""
+
+        def __init__(self):
+            super().__init__()
+            self.pool: list = []
+            self.returns: list = []
+            self.lengths: list = []
+            self.episodes = 0
+            self.next_snapshot = cfg.snapshot_every
+            self.next_eval = cfg.eval_every
+            self.t0 = time.perf_counter()
+            os.makedirs(os.path.join(cfg.out, "checkpoints"), exist_ok=True)
+            self.progress_file = open(os.path.join(cfg.out, "progress.csv"), "w", newline="", encoding="utf-8")
+            self.progress = csv.writer(self.progress_file)
+            self.progress.writerow(PROGRESS_COLUMNS)
+            self.eval_file = open(os.path.join(cfg.out, "eval.csv"), "w", newline="", encoding="utf-8")
+            self.evals = csv.writer(self.eval_file)
+            self.evals.writerow(EVAL_COLUMNS)
+            self.last_eval: list = []
+
+        def _on_step(self) -> bool:
+            for info in self.locals["infos"]:
+                ep = info.get("episode")
+                if ep is not None:
+                    self.returns.append(float(ep["r"]))
+                    self.lengths.append(int(ep["l"]))
+                    self.episodes += 1
+            if not cfg.fast and self.num_timesteps >= self.next_snapshot:  # fast: no pool to feed
+                self.next_snapshot += cfg.snapshot_every
+                self.add_snapshot()
+            if self.num_timesteps >= self.next_eval:
+                self.next_eval += cfg.eval_every
+                if self.num_timesteps < cfg.timesteps:  # the last one is the final evaluation
+                    self.evaluate(f"step_{self.num_timesteps:09d}")
+            return True
+
+        def _on_rollout_end(self) -> None:
+            r = np.asarray(self.returns, dtype=float)
+            self.progress.writerow([
+                self.num_timesteps, self.episodes,
+                f"{r.mean():.6f}" if r.size else "", f"{np.mean(self.lengths):.3f}" if r.size else "",
+                f"{np.mean(r > 0):.6f}" if r.size else "", len(self.pool), f"{time.perf_counter() - self.t0:.2f}",
+            ])
+            self.progress_file.flush()
+            self.returns.clear()
+            self.lengths.clear()
+
+        def add_snapshot(self) -> None:
+            self.pool.append(FrozenPolicy.from_sb3(self.model, meta=model_meta))
+            del self.pool[: max(0, len(self.pool) - cfg.pool_size)]
+            env = self.training_env
+            for i in range(env.num_envs):  # fresh objects per env: opponents hold per-episode state
+                env.set_attr("opponents", _new_opponents(cfg, self.pool), indices=[i])
+
+        def evaluate(self, tag: str, path: str | None = None) -> list:
+            self.model.sly_scout_meta = dict(model_meta, timesteps=int(self.num_timesteps))
+            path = path or os.path.join(cfg.out, "checkpoints", f"{tag}.zip")
+            self.model.save(path)
+            if cfg.prior:  # the ppo bot cannot add the prior's move: play the exported neural checkpoint
+                path = export_model(self.model, path[: -len(".zip")] + ".npz", game=cfg.game, players=cfg.players,
+                                    options=cfg.options, trained={"timesteps": int(self.num_timesteps)}).source
+            rows = evaluate(path, cfg)
+            for row in rows:
+                self.evals.writerow([self.num_timesteps, row["opponent"], row["games"], f"{row['win_rate']:.6f}",
+                                     f"{row['win_rate_lo']:.6f}", f"{row['win_rate_hi']:.6f}",
+                                     f"{row['mean_score']:.6f}", f"{row['opponent_mean_score']:.6f}",
+                                     os.path.relpath(path, cfg.out)])
+                log(f"  t={self.num_timesteps:>9}  vs {row['opponent']:<10} win rate {row['win_rate']:.3f} "
+                    f"[{row['win_rate_lo']:.3f}, {row['win_rate_hi']:.3f}]  ({row['games']} games)")
+            self.eval_file.flush()
+            self.last_eval = rows
+            return rows
+
+        def close(self) -> None:
+            self.progress_file.close()
+            self.eval_file.close()
+
+    return SelfPlayCallback()
+
+
+def run_meta(cfg: TrainConfig) -> dict:
+    """What a run's checkpoints and snapshots carry about it (game, players, options, reward, seed)."""
+    return {"game": cfg.game, "players": cfg.players, "options": dict(cfg.options), "reward": cfg.reward,
+            "seed": cfg.seed}
+
+
+def build_model(cfg: TrainConfig):
+    """The run's ``MaskablePPO`` on its envs, as :func:`train` makes it: ``(model, venv)``.
+
+    ``cfg`` must be checked. Sets torch's thread count to ``cfg.torch_threads``. Used by
+    :func:`train` and by ``benchmarks/train_profile.py`` (which times the same objects).
+    """
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    torch.set_num_threads(cfg.torch_threads)
+    if cfg.fast:
+        from sly_scout_env.sb3_vec import SingleAgentVecEnv
+
+        venv = SingleAgentVecEnv(cfg.game, cfg.n_envs, opponents=cfg.opponents[0], learner_seat="rotate",
+                                 reward=cfg.reward, seed=cfg.seed, num_players=cfg.players, **cfg.options)
+    else:
+        factories = [_env_factory(cfg, _new_opponents(cfg, [])) for _ in range(cfg.n_envs)]
+        if cfg.vec_env == "subproc":
+            venv = SubprocVecEnv([_ThreadLimitedFactory(f) for f in factories], start_method="spawn")
+        else:
+            venv = DummyVecEnv(factories)
+    policy, policy_kwargs = "MlpPolicy", {"net_arch": list(cfg.net_arch)}
+    if cfg.prior:
+        from sly_scout_env.agents.training.prior_policy import PriorHintVecEnv, PriorPolicy
+
+        size = venv.observation_space.shape[0]
+        venv = PriorHintVecEnv(venv, cfg.prior, cfg.game, cfg.players, cfg.options, cfg.seed)
+        policy = PriorPolicy
+        policy_kwargs.update(observation_size=size, prior=cfg.prior, prior_weight=cfg.prior_weight)
+    venv = VecMonitor(venv)
+    model = MaskablePPO(
+        policy, venv, seed=cfg.seed, device="cpu", verbose=0,
+        n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, learning_rate=cfg.learning_rate,
+        gamma=cfg.gamma, ent_coef=cfg.ent_coef, policy_kwargs=policy_kwargs,
+    )
+    return model, venv
+
+
+def train(cfg: TrainConfig, log=print) -> dict:
+    """Run a training; returns ``{"final": path, "eval": [rows of the final evaluation], "out": dir}``."""
+    cfg.check()
+    from sly_scout_env.agents.bots import ppo  # noqa: F401  (registers "ppo" for the evaluations)
+    from sly_scout_env.agents.training.export_neural import export_model
+    from sly_scout_env.agents.training.warm_start import pretrain
+
+    t_start = time.perf_counter()
+    os.makedirs(cfg.out, exist_ok=True)
+    with open(os.path.join(cfg.out, "config.json"), "w", encoding="utf-8") as f:
+        json.dump(asdict(cfg), f, indent=2)
+        f.write("\n")
+    model, venv = build_model(cfg)
+    meta = run_meta(cfg)
+    pretrain(model, cfg, log=log)
+    callback = make_callback(cfg, meta, log)
+    log(f"training MaskablePPO on {cfg.game}, {cfg.players} players, {cfg.timesteps} steps -> {cfg.out}")
+    try:
+        callback.init_callback(model)
+        callback.num_timesteps = 0
+        callback.evaluate("step_000000000")  # the untrained policy: the start of the learning curve
+        model.learn(total_timesteps=cfg.timesteps, callback=callback, progress_bar=False)
+        callback.num_timesteps = model.num_timesteps
+        final = os.path.join(cfg.out, "final.zip")
+        rows = callback.evaluate("final", path=final)
+        export_model(model, os.path.join(cfg.out, "final.npz"), game=cfg.game, players=cfg.players,
+                     options=cfg.options, trained={"config": asdict(cfg), "timesteps": int(model.num_timesteps),
+                                                   "wall_time_s": round(time.perf_counter() - t_start, 1)})
+    finally:
+        callback.close()
+        venv.close()
+    return {"final": final, "eval": rows, "out": cfg.out}

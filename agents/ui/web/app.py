@@ -1,0 +1,202 @@
+"""The web table's ASGI app (Starlette): the JSON API and the static page.
+
+API (documented in docs/web.md; the page uses nothing else):
+
+    GET    /api/setup                    games, player counts, options, bots, limits
+    GET    /api/games                    the games kept (summaries)
+    POST   /api/games                    {"game", "players", "seat", "bots", "options", "seed"} -> table
+    GET    /api/games/{id}               the table as the human seat sees it
+    POST   /api/games/{id}/moves         {"action": id, "turn": moves_played?} -> {"events", "table"}
+    POST   /api/games/{id}/rematch       same setup, fresh seed -> table
+    GET    /api/games/{id}/save          the game as a ``sly-scout play --resume`` file
+    POST   /api/games/upload             such a file -> table
+    DELETE /api/games/{id}
+
+Bad input: 400 ``{"error", "field", "allowed"}`` and nothing changes; unknown id: 404.
+Moves and bots run in worker threads, so the event loop keeps serving while a bot thinks.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from sly_scout_env.games import all_games
+
+from sly_scout_env.agents.ui.web.session import BadInput, Store, WebGame, bot_catalogue, check_new_game, fresh_seed, new_id
+
+DEFAULT_MAX_GAMES = 50
+DEFAULT_MAX_BODY = 256 * 1024  # bytes; a save file of a long game is a few tens of KB
+
+
+class NotFound(Exception):
+    """An unknown game id (HTTP 404)."""
+
+
+def _error(status: int, body: dict) -> JSONResponse:
+    return JSONResponse(body, status_code=status)
+
+
+async def _read_json(request: Request, limit: int):
+    """The request's JSON body; BadInput when it is too large or not JSON."""
+    size = request.headers.get("content-length")
+    if size is not None and size.isdigit() and int(size) > limit:
+        raise BadInput("body", f"the body has {size} bytes; the limit is {limit} bytes", [limit])
+    chunks, total = [], 0
+    async for chunk in request.stream():
+        total += len(chunk)
+        if total > limit:
+            raise BadInput("body", f"the body is larger than the limit of {limit} bytes", [limit])
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    try:
+        return json.loads(raw.decode("utf-8")) if raw.strip() else {}
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadInput("body", f"the body is not valid JSON ({exc})", "a JSON object") from None
+
+
+def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAMES,
+               max_body: int = DEFAULT_MAX_BODY, checkpoints: dict | None = None) -> Starlette:
+    """The app; games are kept under ``state_dir`` (None: in memory only)."""
+    checkpoints = dict(checkpoints or {})
+    store = Store(state_dir, max_games, checkpoints)
+
+    def find(request: Request) -> WebGame:
+        g = store.get(request.path_params["game_id"])
+        if g is None:
+            raise NotFound(request.path_params["game_id"])
+        return g
+
+    async def setup(request: Request) -> JSONResponse:
+        games = []
+        for spec in all_games():
+            games.append({
+                "name": spec.name, "title": spec.title, "player_counts": list(spec.player_counts),
+                "default_players": spec.default_players,
+                "options": [{"name": o.name, "default": o.default, "choices": list(o.choices) if o.choices else None,
+                             "help": o.help} for o in spec.options],
+                "bots": bot_catalogue(spec.name, checkpoints),
+            })
+        return JSONResponse({"games": games, "max_games": max_games, "max_body": max_body,
+                             "skipped_saves": store.skipped})
+
+    async def list_games(request: Request) -> JSONResponse:
+        return JSONResponse({"games": store.list()})
+
+    async def create(request: Request) -> JSONResponse:
+        args = check_new_game(await _read_json(request, max_body), checkpoints)
+        return await _start(WebGame.new, new_id(), args["game"], args["players"], args["seat"], args["options"],
+                            args["bots"], args["seed"])
+
+    async def _start(build, *args) -> JSONResponse:
+        def work():
+            g = build(*args)
+            with g.lock:
+                try:
+                    g.run_bots()  # bots seated before the human move first
+                except BadInput:
+                    raise
+                except Exception as exc:  # a failing bot: the game is kept, the page is told
+                    return bot_failed(g, exc)
+            store.add(g)
+            return g.snapshot
+
+        out = await run_in_threadpool(work)
+        return JSONResponse(out, status_code=500 if "error" in out else 201)
+
+    def bot_failed(g: WebGame, exc: Exception) -> dict:
+        g.snapshot = g.public()
+        if store.get(g.id) is None:
+            store.add(g)
+        store.save(g)
+        return {"error": f"a bot failed: {type(exc).__name__}: {exc}; the game is saved as it is",
+                "field": None, "table": g.snapshot}
+
+    async def upload(request: Request) -> JSONResponse:
+        data = await _read_json(request, max_body)
+        return await _start(WebGame.from_save, new_id(), data, checkpoints)
+
+    async def get_game(request: Request) -> JSONResponse:
+        return JSONResponse(find(request).snapshot)
+
+    async def move(request: Request) -> JSONResponse:
+        g = find(request)
+        body = await _read_json(request, max_body)
+        if not isinstance(body, dict):
+            raise BadInput("body", "the body must be a JSON object {\"action\": id}", ["action", "turn"])
+        unknown = sorted(set(body) - {"action", "turn"})
+        if unknown:
+            raise BadInput(unknown[0], f"field {unknown[0]!r} is not allowed", ["action", "turn"])
+        if "action" not in body:
+            raise BadInput("action", "field 'action' is missing: give the id of a legal move",
+                           [m["id"] for m in g.snapshot["legal"]])
+
+        def work():
+            with g.lock:  # one move at a time per game; the bots reply in this thread
+                try:
+                    events = g.play(body["action"], body.get("turn"))
+                except BadInput:
+                    raise
+                except Exception as exc:  # a failing bot: keep what was played, tell the page
+                    return bot_failed(g, exc)
+                store.save(g)
+                return {"events": events, "table": g.snapshot}
+
+        out = await run_in_threadpool(work)
+        return JSONResponse(out, status_code=500 if "error" in out else 200)
+
+    async def rematch(request: Request) -> JSONResponse:
+        g = find(request)
+        m = g.match
+        return await _start(WebGame.new, new_id(), m.game, m.players, m.seat, m.options, m.opponents, fresh_seed())
+
+    async def download(request: Request) -> Response:
+        g = find(request)
+        with g.lock:
+            data = g.save_data()
+        return JSONResponse(data, headers={
+            "Content-Disposition": f'attachment; filename="sly-scout-{g.match.game}-{g.id}.json"'})
+
+    async def delete(request: Request) -> JSONResponse:
+        game_id = request.path_params["game_id"]
+        if not store.delete(game_id):
+            raise NotFound(game_id)
+        return JSONResponse({"deleted": game_id})
+
+    async def index(request: Request) -> FileResponse:
+        return FileResponse(str(_static_dir() / "index.html"))
+
+    async def bad_input(request: Request, exc: BadInput) -> JSONResponse:
+        return _error(400, exc.to_json())
+
+    async def not_found(request: Request, exc: NotFound) -> JSONResponse:
+        return _error(404, {"error": f"no game with id {exc.args[0]!r} (it was deleted, or never existed)",
+                            "field": "id"})
+
+    routes = [
+        Route("/", index),
+        Route("/api/setup", setup),
+        Route("/api/games", list_games, methods=["GET"]),
+        Route("/api/games", create, methods=["POST"]),
+        Route("/api/games/upload", upload, methods=["POST"]),
+        Route("/api/games/{game_id}", get_game, methods=["GET"]),
+        Route("/api/games/{game_id}", delete, methods=["DELETE"]),
+        Route("/api/games/{game_id}/moves", move, methods=["POST"]),
+        Route("/api/games/{game_id}/rematch", rematch, methods=["POST"]),
+        Route("/api/games/{game_id}/save", download, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=str(_static_dir())), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={BadInput: bad_input, NotFound: not_found})
+    app.state.store = store
+    return app
+
+
+def _static_dir():
+    return resources.files("sly_scout_env.agents.ui.web") / "static"
