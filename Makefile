@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean
+.PHONY: run test test-fast lint docs bench clean
 
 # torch is installed first, pinned to the CPU build these machines carry, so that the
 # open range of the `train` extra (for users elsewhere) never pulls a multi-GB CUDA build;
@@ -21,11 +21,23 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/sly-scout demo
 
-test: $(STAMP)
+# Everything: the linter, then every test (markers included: slow, browser, ray, train).
+test: $(STAMP) lint
 	$(PY) -m pytest -n 2 --dist loadgroup -q
+
+# The contributor's inner loop: about a minute.
+test-fast: $(STAMP)
+	$(PY) -m pytest -n 2 --dist loadgroup -q -m "not slow"
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+# The docs site at http://127.0.0.1:8000/ (the test suite builds it with --strict).
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs serve
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py --readme
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build site *.egg-info

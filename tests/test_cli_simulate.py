@@ -51,3 +51,30 @@ def test_bad_thread_count_is_a_usage_error(capsys):
     with pytest.raises(SystemExit):
         main(["simulate", "scout", "--hands", "10", "--threads", "0"])
     assert "--threads" in capsys.readouterr().err
+
+
+def test_option_pairs_are_spelled_as_in_every_other_command(capsys):
+    # --option KEY=VALUE (as arena, play and train take it) and the dedicated flag give one run.
+    base = ["simulate", "sly", "--players", "3", "--games", "300", "--seed", "4", "--threads", "1", "--no-progress"]
+    assert main(base + ["--option", "hen_houses=1", "--option", "reveal_scope=all"]) == 0
+    by_option = capsys.readouterr().out
+    assert main(base + ["--hen-houses", "1", "--reveal-scope", "all"]) == 0
+    by_flag = capsys.readouterr().out
+    assert "hen_houses=1" in by_option and "reveal_scope='all'" in by_option
+    strip = [ln for ln in by_option.splitlines() if "time" not in ln and "/s" not in ln]
+    assert strip == [ln for ln in by_flag.splitlines() if "time" not in ln and "/s" not in ln]
+    assert main(["simulate", "scout", "--players", "2", "--hands", "50", "--no-progress",
+                 "--option", "score_held_chips=false"]) == 0
+    assert "score_held_chips=False" in capsys.readouterr().out
+
+
+def test_an_option_simulate_does_not_take_is_refused_by_name(capsys):
+    assert main(["simulate", "scout", "--hands", "10", "--no-progress", "--option", "rounds=1"]) == 2
+    err = capsys.readouterr().err
+    assert "--option rounds=1 is not allowed for simulate scout" in err and "ii_after_empty_set" in err
+    assert main(["simulate", "sly", "--games", "10", "--no-progress", "--option", "colour=red"]) == 2
+    assert "allowed options: hen_houses, reveal_scope, first_player" in capsys.readouterr().err
+    assert main(["simulate", "sly", "--games", "10", "--no-progress", "--option", "hen_houses=7"]) == 2
+    assert "hen_houses" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["simulate", "sly", "--games", "10", "--option", "hen_houses"])  # not KEY=VALUE

@@ -33,3 +33,27 @@ def test_package_metadata_uses_the_spdx_license_string():
     # A table ({text = ...}) is deprecated by setuptools and warns on every install.
     assert meta["project"]["license"] == "MIT"
     assert any(r.startswith("setuptools>=7") or r.startswith("setuptools>=8") for r in meta["build-system"]["requires"])
+
+
+def test_only_the_tested_python_is_claimed():
+    import pathlib
+    import tomllib
+
+    meta = tomllib.loads((pathlib.Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
+    this = f"{sys.version_info.major}.{sys.version_info.minor}"
+    claimed = [c.rsplit(" :: ", 1)[1] for c in meta["classifiers"] if c.startswith("Programming Language :: Python :: 3.")]
+    assert claimed == [this], (claimed, this)
+    assert meta["requires-python"] == f">={this}"
+
+
+def test_the_version_is_stated_once():
+    import pathlib
+    import tomllib
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    meta = tomllib.loads((root / "pyproject.toml").read_text())
+    assert "version" not in meta["project"] and "version" in meta["project"]["dynamic"]
+    assert meta["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "sly_scout_env.__version__"}
+    from importlib.metadata import version
+
+    assert version("sly-scout-env") == sly_scout_env.__version__
