@@ -77,96 +77,137 @@ def state_to_dict(row, history=None) -> dict:
     }
 
 
+# -- dict_to_state: a table of field validators ---------------------------------------------
+# Each validator checks one field of the dict (cross-field checks read the values checked
+# before it, in ``ld.v``) and writes it into the new row. Every integer is checked as an int
+# (numpy ints pass, bools do not) in its range before it reaches numpy or a compiled kernel,
+# so a bad dict always raises ValueError naming the field, the value and what is allowed.
+_ABSENT = object()  # the value of an optional field the dict omits
+
+
 def _bad(field, msg):
     raise ValueError(f"state dict field {field!r}: {msg}")
 
 
 def _seat(field, x, num_p):
-    if not is_int(x) or not 0 <= x < num_p:
+    if not is_int(x) or not 0 <= int(x) < num_p:
         _bad(field, f"seat {x!r} is not an int in [0, {num_p})")
     return int(x)
 
 
 def _card(field, x, lo=0):
-    if not is_int(x) or not lo <= x <= 6:
+    if not is_int(x) or not lo <= int(x) <= 6:
         allowed = "0 (Fox) or 1..6 (Hens)" if lo == 0 else "a Hen 1..6"
         _bad(field, f"card {x!r} is not allowed; cards are {allowed}")
     return int(x)
 
 
-def _per_seat_list(d, field, num_p):
-    v = d[field]
+def _per_seat_list(field, v, num_p):
     if not isinstance(v, list) or len(v) != num_p or not all(isinstance(x, list) for x in v):
         _bad(field, f"must be a list of {num_p} lists (one per seat), got {v!r}")
     return v
 
 
-def dict_to_state(d: dict, row: np.ndarray) -> tuple[np.ndarray, None]:
-    """Validate ``d`` against the env whose row is ``row``; return ``(new row, history)``
-    (history is None: a Sly row holds the whole game).
+class _Load:
+    """One dict_to_state call: the dict, the env's options, the new row and the values read so far."""
 
-    Raises ValueError naming the first bad field; ``row`` itself is never modified.
-    """
-    env_row = row
-    num_p = int(env_row[R.NUM_PLAYERS])
-    houses = int(env_row[R.HEN_HOUSES])
-    n_sp = R.SPACES_PER_HOUSE * houses
-    unknown = sorted(set(d) - set(STATE_KEYS), key=str)
-    if unknown:
-        _bad(unknown[0], f"unknown field; fields are {', '.join(STATE_KEYS)}")
-    for k in STATE_KEYS:
-        if k not in d and k not in OPTIONAL_KEYS:
-            _bad(k, "missing")
-    if "version" in d and (not is_int(d["version"]) or d["version"] != 0):
-        _bad("version", f"{d['version']!r} is not supported; this engine reads version 0")
-    if d["hen_houses"] != houses or not is_int(d["hen_houses"]):
-        _bad("hen_houses", f"{d['hen_houses']!r} does not match this env ({houses}); build the env with "
-                           f"hen_houses={d['hen_houses']!r}")
-    if d["reveal_scope"] not in ("house", "all") or not isinstance(d["reveal_scope"], str):
-        _bad("reveal_scope", f"{d['reveal_scope']!r} is not allowed; allowed values: 'house', 'all'")
-    fp = d["first_player"]
-    if not ((is_int(fp) and fp == 0) or fp == "random"):
-        _bad("first_player", f"{fp!r} is not allowed; allowed values: 0, 'random'")
-    cur = _seat("current_player", d["current_player"], num_p)
-    if not isinstance(d["game_over"], bool):
-        _bad("game_over", f"{d['game_over']!r} is not a bool")
-    over = d["game_over"]
+    def __init__(self, d: dict, env_row: np.ndarray):
+        self.d = d
+        self.env_row = env_row
+        self.num_p = int(env_row[R.NUM_PLAYERS])
+        self.houses = int(env_row[R.HEN_HOUSES])
+        self.n_sp = R.SPACES_PER_HOUSE * self.houses
+        row = self.row = np.zeros(R.ROW_SIZE, dtype=np.int64)
+        row[R.CARD_PLACE : R.CARD_PLACE + R.MAX_CARDS] = -1
+        row[R.CARD_SEQ : R.CARD_SEQ + R.MAX_CARDS] = -1
+        row[R.SPACE_OWNER : R.SPACE_OWNER + R.MAX_SPACES] = -1
+        row[R.SPACE_CARD : R.SPACE_CARD + R.MAX_SPACES] = -1
+        self.v: dict = {}  # field -> its checked value
+        self.seen: dict = {}  # (owner, card) -> field where it was found (card conservation)
+        self.seq = 0  # order in which the cards joined the gobbled and captured piles
 
-    row = np.zeros(R.ROW_SIZE, dtype=np.int64)
-    R.configure(row, num_p, houses, d["reveal_scope"], fp)
-    row[R.CURRENT_PLAYER] = cur
-    row[R.PHASE] = R.PHASE_GAME_OVER if over else R.PHASE_PLAY
-    for i in range(R.MAX_CARDS):
-        row[R.CARD_PLACE + i] = -1
-        row[R.CARD_SEQ + i] = -1
-    for s in range(R.MAX_SPACES):
-        row[R.SPACE_OWNER + s] = -1
-        row[R.SPACE_CARD + s] = -1
-    seen = {}  # (owner, card) -> field where it was found (card conservation)
+    def get(self, field):
+        return self.d.get(field, _ABSENT)  # required fields are checked present up front
 
-    def place(field, owner, card):
-        if (owner, card) in seen:
-            _bad(field, f"player {owner}'s {CARD_NAMES[card]} is also in {seen[(owner, card)]!r}; "
+    def place(self, field, owner, card):
+        if (owner, card) in self.seen:
+            _bad(field, f"player {owner}'s {CARD_NAMES[card]} is also in {self.seen[(owner, card)]!r}; "
                         "each card must be in exactly one place")
-        seen[(owner, card)] = field
+        self.seen[(owner, card)] = field
 
-    hands = _per_seat_list(d, "hands", num_p)
-    for p, hand in enumerate(hands):
+    def join_pile(self, where, holder, owner, card):
+        i = owner * R.CARDS_PER_PLAYER + card
+        self.row[R.CARD_WHERE + i] = where
+        self.row[R.CARD_PLACE + i] = holder
+        self.row[R.CARD_SEQ + i] = self.seq
+        self.seq += 1
+
+
+def _game(ld, v):
+    if not isinstance(v, str) or v != "sly":
+        _bad("game", f"{v!r} is not allowed; this codec reads 'sly'")
+
+
+def _version(ld, v):
+    if v is not _ABSENT and (not is_int(v) or v != 0):
+        _bad("version", f"{v!r} is not supported; this engine reads version 0")
+
+
+def _num_players(ld, v):
+    if not is_int(v) or v != ld.num_p:
+        _bad("num_players", f"{v!r} does not match this env ({ld.num_p}); build the env with num_players={v!r}")
+
+
+def _hen_houses(ld, v):
+    if not is_int(v) or v != ld.houses:
+        _bad("hen_houses", f"{v!r} does not match this env ({ld.houses}); build the env with hen_houses={v!r}")
+
+
+def _reveal_scope(ld, v):
+    if not isinstance(v, str) or v not in ("house", "all"):
+        _bad("reveal_scope", f"{v!r} is not allowed; allowed values: 'house', 'all'")
+    ld.v["reveal_scope"] = v
+
+
+def _first_player(ld, v):
+    if not ((is_int(v) and v == 0) or (isinstance(v, str) and v == "random")):
+        _bad("first_player", f"{v!r} is not allowed; allowed values: 0, 'random'")
+    R.configure(ld.row, ld.num_p, ld.houses, ld.v["reveal_scope"], v)  # all the options are read
+
+
+def _current_player(ld, v):
+    ld.v["current_player"] = ld.row[R.CURRENT_PLAYER] = _seat("current_player", v, ld.num_p)
+
+
+def _game_over(ld, v):
+    if not isinstance(v, bool):
+        _bad("game_over", f"{v!r} is not a bool")
+    ld.v["game_over"] = v
+    ld.row[R.PHASE] = R.PHASE_GAME_OVER if v else R.PHASE_PLAY
+
+
+def _hands(ld, v):
+    hands = ld.v["hands"] = []
+    for p, hand in enumerate(_per_seat_list("hands", v, ld.num_p)):
+        hands.append([])
         for c in hand:
             c = _card("hands", c)
-            place("hands", p, c)
-            row[R.CARD_WHERE + p * 7 + c] = R.IN_HAND
-        row[R.HAND_SIZE + p] = len(hand)
+            ld.place("hands", p, c)
+            hands[p].append(c)
+            ld.row[R.CARD_WHERE + p * R.CARDS_PER_PLAYER + c] = R.IN_HAND
+        ld.row[R.HAND_SIZE + p] = len(hand)
 
-    spaces = d["spaces"]
-    if not isinstance(spaces, list) or len(spaces) != n_sp:
-        _bad("spaces", f"must be a list of {n_sp} entries (4 per Hen House), got {spaces!r}")
-    for s, sp in enumerate(spaces):
+
+def _spaces(ld, v):
+    over, row = ld.v["game_over"], ld.row
+    if not isinstance(v, list) or len(v) != ld.n_sp:
+        _bad("spaces", f"must be a list of {ld.n_sp} entries (4 per Hen House), got {v!r}")
+    for s, sp in enumerate(v):
         if sp is None:
             continue
         if not isinstance(sp, dict) or set(sp) != {"owner", "card", "safe"}:
             _bad("spaces", f"space {s}: {sp!r} must be null or a dict with keys 'owner', 'card', 'safe'")
-        owner = _seat("spaces", sp["owner"], num_p)
+        owner = _seat("spaces", sp["owner"], ld.num_p)
         card = _card("spaces", sp["card"])
         if not isinstance(sp["safe"], bool):
             _bad("spaces", f"space {s}: safe={sp['safe']!r} is not a bool")
@@ -174,8 +215,8 @@ def dict_to_state(d: dict, row: np.ndarray) -> tuple[np.ndarray, None]:
             _bad("spaces", f"space {s}: a Fox cannot be Safe (only Hens become Safe)")
         if over and not sp["safe"] and card != R.FOX:
             _bad("spaces", f"space {s}: a face-down Hen in a finished game (the final flip makes every Hen Safe)")
-        place("spaces", owner, card)
-        i = owner * 7 + card
+        ld.place("spaces", owner, card)
+        i = owner * R.CARDS_PER_PLAYER + card
         row[R.CARD_WHERE + i] = R.ON_SPACE
         row[R.CARD_PLACE + i] = s
         row[R.SPACE_OWNER + s] = owner
@@ -184,88 +225,146 @@ def dict_to_state(d: dict, row: np.ndarray) -> tuple[np.ndarray, None]:
             row[R.SPACE_STATE + s] = R.SAFE
         else:
             row[R.SPACE_STATE + s] = R.FACE_UP_FOX if over else R.FACE_DOWN
+    ld.v["all_safe"] = all(sp is not None and sp["safe"] for sp in v)
 
-    seq = 0
-    for p, pile in enumerate(_per_seat_list(d, "gobbled", num_p)):
+
+def _gobbled(ld, v):
+    for p, pile in enumerate(_per_seat_list("gobbled", v, ld.num_p)):
         for g in pile:
             if not isinstance(g, dict) or set(g) != {"owner", "card"}:
                 _bad("gobbled", f"{g!r} must be a dict with keys 'owner', 'card'")
-            owner = _seat("gobbled", g["owner"], num_p)
+            owner = _seat("gobbled", g["owner"], ld.num_p)
             card = _card("gobbled", g["card"], lo=1)
-            place("gobbled", owner, card)
-            i = owner * 7 + card
-            row[R.CARD_WHERE + i] = R.GOBBLED
-            row[R.CARD_PLACE + i] = p
-            row[R.CARD_SEQ + i] = seq
-            seq += 1
-    for p, pile in enumerate(_per_seat_list(d, "captured", num_p)):
+            ld.place("gobbled", owner, card)
+            ld.join_pile(R.GOBBLED, p, owner, card)
+
+
+def _captured(ld, v):
+    for p, pile in enumerate(_per_seat_list("captured", v, ld.num_p)):
         for owner in pile:
-            owner = _seat("captured", owner, num_p)
+            owner = _seat("captured", owner, ld.num_p)
             if owner == p:
                 _bad("captured", f"seat {p} cannot hold its own Fox (only opponents' Foxes are exposed)")
-            place("captured", owner, R.FOX)
-            i = owner * 7
-            row[R.CARD_WHERE + i] = R.CAPTURED
-            row[R.CARD_PLACE + i] = p
-            row[R.CARD_SEQ + i] = seq
-            seq += 1
-    row[R.PILE_SEQ] = seq
-    for p in range(num_p):
-        missing = [CARD_NAMES[c] for c in range(7) if (p, c) not in seen]
+            ld.place("captured", owner, R.FOX)
+            ld.join_pile(R.CAPTURED, p, owner, R.FOX)
+    ld.row[R.PILE_SEQ] = ld.seq
+
+
+def _every_card_placed(ld, v):
+    for p in range(ld.num_p):
+        missing = [CARD_NAMES[c] for c in range(7) if (p, c) not in ld.seen]
         if missing:
             _bad("hands", f"player {p}'s {', '.join(missing)} is nowhere (not in hands, spaces, gobbled "
                           "or captured); each card must be in exactly one place")
 
-    for p, known in enumerate(_per_seat_list(d, "known_in_hand", num_p)):
+
+def _known_in_hand(ld, v):
+    for p, known in enumerate(_per_seat_list("known_in_hand", v, ld.num_p)):
         for c in known:
             c = _card("known_in_hand", c)
-            if c not in hands[p]:
+            if c not in ld.v["hands"][p]:
                 _bad("known_in_hand", f"player {p}'s {CARD_NAMES[c]} is not in their hand")
-            if row[R.KNOWN_IN_HAND + p * 7 + c]:
+            k = R.KNOWN_IN_HAND + p * R.CARDS_PER_PLAYER + c
+            if ld.row[k]:
                 _bad("known_in_hand", f"player {p}'s {CARD_NAMES[c]} is listed twice")
-            row[R.KNOWN_IN_HAND + p * 7 + c] = 1
+            ld.row[k] = 1
 
-    all_safe = all(sp is not None and sp["safe"] for sp in spaces)
-    if "end_reason" in d and d["end_reason"] is not None:
-        reason = d["end_reason"]
-        if reason not in ("hand", "all_safe") or not isinstance(reason, str):
-            _bad("end_reason", f"{reason!r} is not allowed; allowed values: None, 'hand', 'all_safe'")
+
+def _end_reason(ld, v):
+    over, all_safe = ld.v["game_over"], ld.v["all_safe"]
+    if v is not _ABSENT and v is not None:
+        if not isinstance(v, str) or v not in ("hand", "all_safe"):
+            _bad("end_reason", f"{v!r} is not allowed; allowed values: None, 'hand', 'all_safe'")
         if not over:
-            _bad("end_reason", f"{reason!r} given but game_over is false")
-        if reason == "all_safe" and not all_safe:
+            _bad("end_reason", f"{v!r} given but game_over is false")
+        if v == "all_safe" and not all_safe:
             _bad("end_reason", "'all_safe' but not every space holds a Safe Hen")
+        reason = v
     elif over:
         # Omitted (or None): the end the position shows (a full table of Safe Hens reads as all_safe).
         reason = "all_safe" if all_safe else "hand"
     else:
         reason = None
-    row[R.END_REASON] = END_CODES[reason]
-    if not over:
-        if all_safe:
-            _bad("game_over", "false, but every space holds a Safe Hen, which ends the game")
-        if R.legal_actions(row, np.zeros(R.num_actions(houses), dtype=np.int64)) == 0:
-            _bad("current_player", f"player {cur} has no legal action, impossible in a running game")
-        if row[R.HAND_SIZE + cur] <= 1:
-            # The end check runs at the start of a turn: such a turn never begins.
-            _bad(
-                "game_over",
-                f"false, but player {cur} (to act) holds {row[R.HAND_SIZE + cur]} card(s); a turn that "
-                "starts with at most one card in hand ends the game (set game_over true after the final flip)",
-            )
+    ld.row[R.END_REASON] = END_CODES[reason]
 
-    if "rng" in d:
-        r = d["rng"]
-        if not is_int(r) or not -(2**63) <= r < 2**64:
-            _bad("rng", f"{r!r} is not a 64-bit int")
-        row[R.RNG] = int(r) - 2**64 if r >= 2**63 else int(r)
-    else:
-        row[R.RNG] = env_row[R.RNG]
 
-    if "scores" in d:
-        pts = np.zeros(num_p, dtype=np.int64)
-        R.scores(row, pts)
-        want = [int(x) for x in pts]
-        sc = d["scores"]
-        if not isinstance(sc, list) or sc != want or not all(is_int(x) for x in sc):
-            _bad("scores", f"{sc!r} does not match the position (recomputed: {want})")
-    return row, None
+def _running_game(ld, v):
+    """A running game must have a turn to play: checks of the whole position."""
+    if ld.v["game_over"]:
+        return
+    row, cur = ld.row, ld.v["current_player"]
+    if ld.v["all_safe"]:
+        _bad("game_over", "false, but every space holds a Safe Hen, which ends the game")
+    if R.legal_actions(row, np.zeros(R.num_actions(ld.houses), dtype=np.int64)) == 0:
+        _bad("current_player", f"player {cur} has no legal action, impossible in a running game")
+    if row[R.HAND_SIZE + cur] <= 1:
+        # The end check runs at the start of a turn: such a turn never begins.
+        _bad(
+            "game_over",
+            f"false, but player {cur} (to act) holds {row[R.HAND_SIZE + cur]} card(s); a turn that "
+            "starts with at most one card in hand ends the game (set game_over true after the final flip)",
+        )
+
+
+def _rng(ld, v):
+    if v is _ABSENT:
+        ld.row[R.RNG] = ld.env_row[R.RNG]
+        return
+    if not is_int(v) or not -(2**63) <= int(v) < 2**64:
+        _bad("rng", f"{v!r} is not a 64-bit int")
+    v = int(v)
+    ld.row[R.RNG] = v - 2**64 if v >= 2**63 else v
+
+
+def _scores(ld, v):
+    if v is _ABSENT:
+        return
+    pts = np.zeros(ld.num_p, dtype=np.int64)
+    R.scores(ld.row, pts)
+    want = [int(x) for x in pts]
+    if not isinstance(v, list) or not all(is_int(x) for x in v) or v != want:
+        _bad("scores", f"{v!r} does not match the position (recomputed: {want})")
+
+
+FIELD_CHECKS = (
+    ("game", _game),
+    ("version", _version),
+    ("num_players", _num_players),
+    ("hen_houses", _hen_houses),
+    ("reveal_scope", _reveal_scope),
+    ("first_player", _first_player),
+    ("current_player", _current_player),
+    ("game_over", _game_over),
+    ("hands", _hands),
+    ("spaces", _spaces),
+    ("gobbled", _gobbled),
+    ("captured", _captured),
+    ("hands", _every_card_placed),  # card conservation, once every place is read
+    ("known_in_hand", _known_in_hand),
+    ("end_reason", _end_reason),
+    ("game_over", _running_game),  # needs the whole position
+    ("rng", _rng),
+    ("scores", _scores),  # recomputed from the loaded row
+)
+"""The validators of dict_to_state, in the order they run: ``(field, check(ld, value))``."""
+
+
+def dict_to_state(d: dict, row: np.ndarray) -> tuple[np.ndarray, None]:
+    """Validate ``d`` against the env whose row is ``row``; return ``(new row, history)``
+    (history is None: a Sly row holds the whole game).
+
+    Checks the field names, then runs :data:`FIELD_CHECKS` in order. Raises ValueError
+    naming the first bad field; ``row`` itself is never modified.
+    """
+    if not isinstance(d, dict):
+        raise ValueError(f"state dict must be a dict, got {type(d).__name__}")
+    unknown = sorted(set(d) - set(STATE_KEYS), key=str)
+    if unknown:
+        _bad(unknown[0], f"unknown field; fields are {', '.join(STATE_KEYS)}")
+    for k in STATE_KEYS:
+        if k not in d and k not in OPTIONAL_KEYS:
+            _bad(k, "missing")
+    ld = _Load(d, row)
+    for field, check in FIELD_CHECKS:
+        check(ld, ld.get(field))
+    return ld.row, None
