@@ -10,7 +10,8 @@ Tables:
   compiled loop over positions of random play, against the numpy bot
   (``NeuralAgent.act``) on the same positions;
 - simulate: units/s (Scout hands, Sly games) with one ``neural`` seat and the others
-  greedy, and with every seat greedy (1 thread by default);
+  greedy, and with every seat greedy (1 thread by default); each timed run's units are
+  calibrated from short runs to take about ``SIM_SECONDS`` (``benchmarks.run.autorange``);
 - learner: ``SingleLearnerBatch.step`` learner steps/s (256 rows, the learner's random
   legal actions drawn outside the timed region) with ``neural`` and with ``greedy``
   opponents at every other seat.
@@ -34,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from numba import njit  # noqa: E402
 
+from benchmarks.run import autorange  # noqa: E402
 from sly_scout_env.agents import make  # noqa: E402
 from sly_scout_env.games import get_game  # noqa: E402
 from sly_scout_env.learner import SingleLearnerBatch  # noqa: E402
@@ -42,7 +44,7 @@ from sly_scout_env.simulation import simulate  # noqa: E402
 
 TABLES = (("scout", 2), ("scout", 4), ("scout", 5), ("sly", 2), ("sly", 3))
 MOVES = (2_000, 300)  # positions per per-move pass: full, --quick
-UNITS = {"scout": (4_000, 400), "sly": (6_000, 1_000)}  # per timed run: full, --quick (about 2-4 s each)
+SIM_SECONDS = (3.0, 0.3)  # a timed simulate run's target length: full, --quick
 
 
 def _median(fn, repeats):
@@ -97,10 +99,16 @@ def per_move(game, players, count, repeats):
     return _median(compiled, repeats), _median(numpy_bot, repeats)
 
 
-def simulate_row(game, players, n, threads, repeats):
+def simulate_row(game, players, seconds, threads, repeats):
+    """Median units/s with a neural seat 0 and with every seat greedy, runs of about ``seconds``."""
     rates = []
     for pols in (["neural"] + ["greedy"] * (players - 1), ["greedy"] * players):
-        def run(pols=pols):
+        def seconds_for(n, pols=pols):
+            return float(simulate(game, n, players=players, policies=pols, seed=0, threads=threads)["seconds"])
+
+        n = autorange(seconds_for, seconds)
+
+        def run(pols=pols, n=n):
             r = simulate(game, n, players=players, policies=pols, seed=1, threads=threads)
             return n / r["seconds"]
 
@@ -139,11 +147,11 @@ def main(argv=None) -> None:
     for game, players in TABLES:
         c, p = per_move(game, players, MOVES[k], args.repeats)
         print(f"| {game} | {players} | {c:.1f} | {p:.1f} |", flush=True)
-    print(f"\nsimulate, {args.threads} thread(s); median of {args.repeats} runs\n")
+    print(f"\nsimulate, {args.threads} thread(s); median of {args.repeats} runs of about {SIM_SECONDS[k]:g} s\n")
     print("| game | players | units/s, neural at seat 0, greedy elsewhere | units/s, all greedy |")
     print("|---|---:|---:|---:|")
     for game, players in TABLES:
-        rn, rg = simulate_row(game, players, UNITS[game][k], args.threads, args.repeats)
+        rn, rg = simulate_row(game, players, SIM_SECONDS[k], args.threads, args.repeats)
         print(f"| {game} | {players} | {rn:,.0f} | {rg:,.0f} |", flush=True)
     print(f"\nlearner (SingleLearnerBatch, 256 rows, {numba.get_num_threads()} thread(s)); learner steps/s\n")
     print("| game | players | neural opponents | greedy opponents |")

@@ -1,7 +1,7 @@
 """Speed benchmark suite: one markdown table for both games and every player count.
 
     python benchmarks/run.py                 # full run (several minutes), writes benchmarks/results.md
-    python benchmarks/run.py --readme        # ... and puts the table into README.md (what `make bench` does)
+    python benchmarks/run.py --readme        # ... and a small table into README.md (what `make bench` does)
     python benchmarks/run.py --quick         # a fast smoke run with small sizes
 
 Columns, per game and player count (``unit`` = a Scout hand, one round from a fresh deal
@@ -30,7 +30,12 @@ to its scoring, or a whole Sly game; uniform-random legal moves throughout):
   the greedy seats, the env and views and the rest, then the fit's decisions/s.
 
 The machines are shared and noisy: every rate is the median of ``--repeats`` runs after
-a discarded warm-up run.
+a discarded warm-up run. An in-kernel run's units are calibrated per row and thread count
+so that it takes about ``Sizes.kernel_seconds`` (like timeit's autorange: short runs grow
+tenfold until one takes a tenth of that, then the size is scaled from its rate).
+
+README.md gets a small table (``--readme``: in-kernel units/s with all threads, the vector
+env at batch 1024, raw AEC steps/s, bytes/state); benchmarks/results.md keeps everything.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -59,9 +65,29 @@ from sly_scout_env.games import GAMES, get_game  # noqa: E402
 from sly_scout_env.simulation import simulate  # noqa: E402
 from sly_scout_env.vector import vector_env as make_vector_env  # noqa: E402
 
-# In-kernel units per timed run (full size, --quick): a Scout hand costs about 5x a Sly game.
-KERNEL_N = {"scout": (40_000, 2_000), "sly": (200_000, 10_000)}
 BATCHES = (1, 64, 1024, 4096, 8192)
+README_BATCH = 1024  # the vector env's batch in the README's small table
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How much each timed run does."""
+
+    kernel_seconds: float  # an in-kernel run's target length (its units are calibrated, see autorange)
+    big_n: int  # units of the big simulation in a fresh process
+    vec_steps: int  # vector env agent-steps per run
+    env_steps: int  # AEC moves per run
+
+
+FULL = Sizes(kernel_seconds=1.0, big_n=1_000_000, vec_steps=200_000, env_steps=20_000)
+QUICK = Sizes(kernel_seconds=0.05, big_n=20_000, vec_steps=5_000, env_steps=1_000)
+
+# The project's speed targets, stated for these rows: in-kernel units/min with all threads
+# (game, players, units/min), and the vector env's agent-steps/s at a batch (batch, rate) for
+# the same rows.
+KERNEL_TARGETS = (("scout", 4, 1_000_000), ("sly", 3, 3_000_000))
+VECTOR_TARGET = (4096, 500_000)
+_PLAYERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 README_START = "<!-- BENCHMARK_TABLE start: written by `make bench` -->"
 README_END = "<!-- BENCHMARK_TABLE end -->"
 
@@ -90,6 +116,30 @@ def in_kernel(game: str, players: int, n: int, threads: int):
         return n, int(r["steps"].sum()), float(r["seconds"])
 
     return run
+
+
+def autorange(seconds_for, target: float, start: int = 100) -> int:
+    """The units of a run that takes about ``target`` seconds, as timeit's autorange does it.
+
+    ``seconds_for(n)`` times a run of ``n`` units; ``n`` grows tenfold from ``start`` until a
+    run takes at least a tenth of ``target``, then is scaled to ``target`` by that run's rate.
+    """
+    n = start
+    while True:
+        seconds = seconds_for(n)
+        if seconds >= target / 10:
+            return max(1, round(n * target / seconds))
+        n *= 10
+
+
+def kernel_rates(game: str, players: int, threads: int, target: float, repeats: int) -> tuple[float, float, int]:
+    """Median in-kernel (units/s, steps/s) over runs of about ``target`` seconds, and their units per run."""
+    def seconds_for(n):
+        return float(simulate(game, n, players=players, seed=0, threads=threads)["seconds"])
+
+    n = autorange(seconds_for, target)
+    units, steps = median_rates(in_kernel(game, players, n, threads), repeats)
+    return units, steps, n
 
 
 # -- vector env ------------------------------------------------------------------------------
@@ -139,7 +189,7 @@ def aec_loop(env, steps: int, seed: int = 0):
         moves = 0
         t0 = time.perf_counter()
         while moves < steps:
-            for agent in env.agent_iter():
+            for _agent in env.agent_iter():
                 obs, reward, termination, truncation, info = env.last()
                 if termination or truncation:
                     env.step(None)
@@ -238,21 +288,24 @@ def distill_table(games: list, repeats: int, seconds: float) -> list[str]:
     return [*describe(profiles, seconds, repeats), ""]
 
 
-def machine_header(load_at_start: float) -> str:
-    import gymnasium
-    import pettingzoo
-
+def cpu_name() -> str:
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
                 if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
+                    return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    return cpu
+
+
+def machine_header(load_at_start: float) -> str:
+    import gymnasium
+    import pettingzoo
+
     return (
-        f"Machine: {cpu}, {os.cpu_count()} cores ({numba.config.NUMBA_NUM_THREADS} Numba threads, "
+        f"Machine: {cpu_name()}, {os.cpu_count()} cores ({numba.config.NUMBA_NUM_THREADS} Numba threads, "
         f"threading layer {numba.threading_layer()}), {platform.system()} {platform.release()}; "
         f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
         f"gymnasium {gymnasium.__version__}, pettingzoo {pettingzoo.__version__}. "
@@ -265,125 +318,197 @@ def _fmt(x: float) -> str:
     return f"{x:,.0f}"
 
 
-def main(argv=None) -> int:
+# -- one row per game and player count --------------------------------------------------------
+@dataclass
+class Row:
+    """The figures of one game and player count."""
+
+    game: str
+    players: int
+    units_1: float  # in-kernel units/s, 1 thread
+    units_all: float  # ... all threads
+    steps_1: float
+    steps_all: float
+    kernel_n: tuple  # units per timed run: 1 thread, all threads (calibrated)
+    vec: dict  # batch -> vector env agent-steps/s
+    raw: float  # raw AEC steps/s
+    wrapped: float
+    bytes: int
+    per_min: float  # units/min over the big simulation
+    memory: str
+
+
+def measure_row(game: str, players: int, sizes: Sizes, repeats: int) -> Row:
+    spec = get_game(game)
+    all_threads = numba.config.NUMBA_NUM_THREADS
+    u1, s1, n1 = kernel_rates(game, players, 1, sizes.kernel_seconds, repeats)
+    ua, sa, na = kernel_rates(game, players, all_threads, sizes.kernel_seconds, repeats)
+    vec = [median_rates(vector_env(game, players, b, sizes.vec_steps), repeats)[0] for b in BATCHES]
+    raw, _ = median_rates(aec_loop(spec.raw_env(num_players=players), sizes.env_steps), repeats)
+    wrapped, _ = median_rates(aec_loop(spec.env(num_players=players), sizes.env_steps), repeats)
+    big = big_simulation(game, players, sizes.big_n)
+    return Row(game, players, u1, ua, s1, sa, (n1, na), dict(zip(BATCHES, vec)), raw, wrapped,
+               state_bytes(game, players), sizes.big_n / big["seconds"] * 60,
+               f"{big['traced'] / 2**20:,.0f} MiB arrays; {big['rss_kib'] / 1024:,.0f} MiB process")
+
+
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    """A markdown table: the first two columns (game, players) left-aligned, the figures right."""
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * 2 + "---:|" * (len(head) - 2),
+            *("| " + " | ".join(cells) + " |" for cells in rows)]
+
+
+FULL_HEAD = [
+    "game", "players", "in-kernel units/s, 1 thread", "units/s, all threads", "steps/s, 1 thread",
+    "steps/s, all threads", *(f"vector agent-steps/s, batch {b}" for b in BATCHES), "raw AEC steps/s",
+    "wrapped AEC steps/s", "bytes/state", "1M units: units/min", "1M units: peak memory (run's arrays; whole process)",
+]
+README_HEAD = ["game", "players", "in-kernel units/s, all threads", f"vector agent-steps/s, batch {README_BATCH}",
+               "raw AEC steps/s", "bytes/state"]
+
+
+def full_cells(r: Row) -> list[str]:
+    return [r.game, str(r.players), _fmt(r.units_1), _fmt(r.units_all), _fmt(r.steps_1), _fmt(r.steps_all),
+            *(_fmt(r.vec[b]) for b in BATCHES), _fmt(r.raw), _fmt(r.wrapped), f"{r.bytes:,}", _fmt(r.per_min),
+            r.memory]
+
+
+def readme_cells(r: Row) -> list[str]:
+    return [r.game, str(r.players), _fmt(r.units_all), _fmt(r.vec[README_BATCH]), _fmt(r.raw), f"{r.bytes:,}"]
+
+
+def latency_lines(latency: dict) -> list[str]:
+    return [
+        "| game | import + first step, cold Numba cache (s) | warm cache (s) |",
+        "|---|---:|---:|",
+    ] + [f"| {g} | {c:.2f} | {w:.2f} |" for g, (c, w) in latency.items()]
+
+
+def _met(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def target_checks(rows: list[Row], latency: dict, big_n: int) -> list[str]:
+    """One line per target of :data:`KERNEL_TARGETS`, :data:`VECTOR_TARGET` and the warm first step
+    whose row was measured."""
+    found = {(r.game, r.players): r for r in rows}
+    kernel = [(found[(g, p)], per_min) for g, p, per_min in KERNEL_TARGETS if (g, p) in found]
+    checks = []
+    for r, per_min in kernel:
+        unit = get_game(r.game).unit
+        checks.append(f"- >= {per_min:,} {_PLAYERS[r.players]}-player {get_game(r.game).title} {unit}s/min in-kernel, "
+                      f"all threads: {_fmt(r.units_all * 60)}/min (median), {_fmt(r.per_min)}/min over the "
+                      f"{big_n:,}-{unit} run: {_met(min(r.units_all * 60, r.per_min) >= per_min)}")
+    batch, rate = VECTOR_TARGET
+    for r, _ in kernel:
+        v = r.vec[batch]
+        checks.append(f"- vector env >= {rate:,} agent-steps/s at batch {batch} ({r.game}, {r.players} players): "
+                      f"{_fmt(v)}: {_met(v >= rate)}")
+    for g, (_cold, w) in latency.items():
+        checks.append(f"- import + first step <= 2 s with a warm cache ({g}): {w:.2f} s: {_met(w <= 2.0)}")
+    return checks
+
+
+def units_sentence(games: list[str]) -> str:
+    """What a unit is, from the registry."""
+    return "units = " + " or ".join(f"{get_game(g).title} {get_game(g).unit}s ({get_game(g).unit_doc})" for g in games)
+
+
+# -- the two documents ------------------------------------------------------------------------
+def results_body(rows, latency, extra_lines, checks, sizes: Sizes, repeats, quick, load_at_start) -> list[str]:
+    """benchmarks/results.md: every table, the sizes and the targets."""
+    kernel_n = [n for r in rows for n in r.kernel_n]
+    return [
+        machine_header(load_at_start),
+        "",
+        f"Medians of {repeats} run(s) after a warm-up run; uniform-random legal moves; "
+        f"{units_sentence(list(dict.fromkeys(r.game for r in rows)))}. Sizes per run: in-kernel about "
+        f"{sizes.kernel_seconds:g} s (the units of each row's runs calibrated from short runs, as timeit's "
+        f"autorange: {min(kernel_n, default=0):,} to {max(kernel_n, default=0):,} units); vector env "
+        f"{sizes.vec_steps:,} agent-steps (50 to 20,000 steps); AEC {sizes.env_steps:,} moves; the big simulation "
+        f"{sizes.big_n:,} units in a fresh process. Command: `make bench` (`python benchmarks/run.py"
+        f"{' --quick' if quick else ''}`).",
+        "",
+        *_table(FULL_HEAD, [full_cells(r) for r in rows]),
+        "",
+        *latency_lines(latency),
+        "",
+        *extra_lines,
+        "Targets (2-core machine shared with other jobs while measuring):",
+        "",
+        *checks,
+    ]
+
+
+def readme_body(rows, repeats, quick) -> list[str]:
+    """The README's small table, pointing to benchmarks/results.md for the rest."""
+    return [
+        f"Measured {time.strftime('%Y-%m-%d', time.gmtime())} on {cpu_name()} ({os.cpu_count()} cores, shared "
+        f"with other jobs; `python benchmarks/run.py{' --quick' if quick else ''}`): medians of {repeats} run(s) "
+        f"after a warm-up run, uniform-random legal moves, "
+        f"{units_sentence(list(dict.fromkeys(r.game for r in rows)))}. The full table (1 thread, steps/s, every "
+        f"batch size, wrapped AEC, memory, first-call latency, training) and the targets: "
+        f"[benchmarks/results.md](benchmarks/results.md).",
+        "",
+        *_table(README_HEAD, [readme_cells(r) for r in rows]),
+    ]
+
+
+def update_readme(body: list[str], readme: Path = ROOT / "README.md") -> None:
+    """Put ``body`` between the README's markers (or in place of its BENCHMARK_TABLE placeholder)."""
+    content = readme.read_text()
+    block = "\n".join([README_START, *body, README_END])
+    if README_START in content and README_END in content:
+        a = content.index(README_START)
+        b = content.index(README_END) + len(README_END)
+        content = content[:a] + block + content[b:]
+    elif "BENCHMARK_TABLE" in content:
+        content = content.replace("BENCHMARK_TABLE", block, 1)
+    else:
+        raise SystemExit("README.md has no benchmark placeholder (BENCHMARK_TABLE) or markers")
+    readme.write_text(content)
+
+
+def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure (median reported)")
     parser.add_argument("--quick", action="store_true", help="small sizes, 1 repeat: a smoke run")
     parser.add_argument("--games", default=",".join(GAMES), help=f"comma-separated, from: {','.join(GAMES)}")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results.md"), help="markdown output file")
-    parser.add_argument("--readme", action="store_true", help="also write the table into README.md")
+    parser.add_argument("--readme", action="store_true", help="also write the small table into README.md")
     parser.add_argument("--train-rollouts", type=int, default=4,
                         help="rollouts per timed run of the training table (default 4, --quick 1; 0: no table)")
     parser.add_argument("--distill-seconds", type=float, default=30.0,
                         help="collection seconds per timed run of the distillation table (default 30, --quick 3; "
                              "0: no table)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
     quick = args.quick
     load_at_start = os.getloadavg()[0]
     repeats = 1 if quick else args.repeats
-    kernel_n = {g: sizes[1 if quick else 0] for g, sizes in KERNEL_N.items()}
-    big_n = 20_000 if quick else 1_000_000
-    vec_steps = 5_000 if quick else 200_000
-    env_steps = 1_000 if quick else 20_000
-    all_threads = numba.config.NUMBA_NUM_THREADS
-    batches = BATCHES
+    sizes = QUICK if quick else FULL
+    games = args.games.split(",")
 
-    head = (
-        "| game | players | in-kernel units/s, 1 thread | units/s, all threads | steps/s, 1 thread "
-        "| steps/s, all threads | "
-        + " | ".join(f"vector agent-steps/s, batch {b}" for b in batches)
-        + " | raw AEC steps/s | wrapped AEC steps/s | bytes/state | 1M units: units/min | 1M units: peak memory (run's arrays; whole process) |"
-    )
-    lines = [head, "|" + "---|" * 2 + "---:|" * (head.count("|") - 3)]
-    results = {}
-    for game in args.games.split(","):
-        spec = get_game(game)
-        for players in spec.player_counts:
-            u1, s1 = median_rates(in_kernel(game, players, kernel_n[game], 1), repeats)
-            ua, sa = median_rates(in_kernel(game, players, kernel_n[game], all_threads), repeats)
-            vec = [median_rates(vector_env(game, players, b, vec_steps), repeats)[0] for b in batches]
-            raw, _ = median_rates(aec_loop(spec.raw_env(num_players=players), env_steps), repeats)
-            wrapped, _ = median_rates(aec_loop(spec.env(num_players=players), env_steps), repeats)
-            big = big_simulation(game, players, big_n)
-            per_min = big_n / big["seconds"] * 60
-            mem = f"{big['traced'] / 2**20:,.0f} MiB arrays; {big['rss_kib'] / 1024:,.0f} MiB process"
-            results[(game, players)] = {"units_all": ua, "vec": dict(zip(batches, vec)), "per_min": per_min}
-            row = (
-                f"| {game} | {players} | {_fmt(u1)} | {_fmt(ua)} | {_fmt(s1)} | {_fmt(sa)} | "
-                + " | ".join(_fmt(v) for v in vec)
-                + f" | {_fmt(raw)} | {_fmt(wrapped)} | {state_bytes(game, players):,} | {_fmt(per_min)} | {mem} |"
-            )
-            lines.append(row)
-            print(row, flush=True)
+    rows = []
+    for game in games:
+        for players in get_game(game).player_counts:
+            rows.append(measure_row(game, players, sizes, repeats))
+            print(_table(FULL_HEAD, [full_cells(rows[-1])])[-1], flush=True)
 
-    latency = {game: first_call_latency(game) for game in args.games.split(",")}
-    lat_lines = [
-        "| game | import + first step, cold Numba cache (s) | warm cache (s) |",
-        "|---|---:|---:|",
-    ] + [f"| {g} | {c:.2f} | {w:.2f} |" for g, (c, w) in latency.items()]
+    latency = {game: first_call_latency(game) for game in games}
+    extra = training_table(games, repeats, min(1, args.train_rollouts) if quick else args.train_rollouts)
+    extra += distill_table(games, repeats, min(3.0, args.distill_seconds) if quick else args.distill_seconds)
+    checks = target_checks(rows, latency, sizes.big_n)
 
-    train_lines = training_table(args.games.split(","), repeats, min(1, args.train_rollouts) if quick
-                                 else args.train_rollouts)
-    train_lines += distill_table(args.games.split(","), repeats, min(3.0, args.distill_seconds) if quick
-                                 else args.distill_seconds)
-
-    def target(ok: bool) -> str:
-        return "met" if ok else "NOT met"
-
-    checks = []
-    if ("scout", 4) in results:
-        r = results[("scout", 4)]
-        checks.append(f"- >= 1,000,000 four-player Scout hands/min in-kernel, all threads: "
-                      f"{_fmt(r['units_all'] * 60)}/min (median), {_fmt(r['per_min'])}/min over the "
-                      f"{big_n:,}-hand run: {target(min(r['units_all'] * 60, r['per_min']) >= 1e6)}")
-    if ("sly", 3) in results:
-        r = results[("sly", 3)]
-        checks.append(f"- >= 3,000,000 three-player Sly games/min in-kernel, all threads: "
-                      f"{_fmt(r['units_all'] * 60)}/min (median), {_fmt(r['per_min'])}/min over the "
-                      f"{big_n:,}-game run: {target(min(r['units_all'] * 60, r['per_min']) >= 3e6)}")
-    for key in (("scout", 4), ("sly", 3)):
-        if key in results:
-            v = results[key]["vec"][4096]
-            checks.append(f"- vector env >= 500,000 agent-steps/s at batch 4096 ({key[0]}, {key[1]} players): "
-                          f"{_fmt(v)}: {target(v >= 5e5)}")
-    for g, (c, w) in latency.items():
-        checks.append(f"- import + first step <= 2 s with a warm cache ({g}): {w:.2f} s: {target(w <= 2.0)}")
-
-    body = [
-        machine_header(load_at_start),
-        "",
-        f"Medians of {repeats} run(s) after a warm-up run; uniform-random legal moves; units = Scout hands "
-        f"(one round, fresh deal to scoring) or Sly games. Sizes per run: in-kernel {kernel_n}; vector env "
-        f"{vec_steps:,} agent-steps (50 to 20,000 steps); AEC {env_steps:,} moves; the big simulation "
-        f"{big_n:,} units in a fresh process. Command: `make bench` (`python benchmarks/run.py"
-        f"{' --quick' if quick else ''}`).",
-        "",
-        *lines,
-        "",
-        *lat_lines,
-        "",
-        *train_lines,
-        "Targets (2-core machine shared with other jobs while measuring):",
-        "",
-        *checks,
-    ]
-    text = "\n".join(["# Benchmark results", "", *body, ""])
-    Path(args.out).write_text(text)
-    print("\n".join(["", *lat_lines, "", *train_lines, *checks]))
+    body = results_body(rows, latency, extra, checks, sizes, repeats, quick, load_at_start)
+    Path(args.out).write_text("\n".join(["# Benchmark results", "", *body, ""]))
+    print("\n".join(["", *latency_lines(latency), "", *extra, *checks]))
     print(f"\nwritten to {args.out}")
     if args.readme:
-        readme = ROOT / "README.md"
-        content = readme.read_text()
-        block = "\n".join([README_START, *body, README_END])
-        if README_START in content and README_END in content:
-            a = content.index(README_START)
-            b = content.index(README_END) + len(README_END)
-            content = content[:a] + block + content[b:]
-        elif "BENCHMARK_TABLE" in content:
-            content = content.replace("BENCHMARK_TABLE", block, 1)
-        else:
-            raise SystemExit("README.md has no benchmark placeholder (BENCHMARK_TABLE) or markers")
-        readme.write_text(content)
+        update_readme(readme_body(rows, repeats, quick))
         print("README.md updated")
     return 0
 

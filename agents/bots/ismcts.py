@@ -237,110 +237,150 @@ class ISMCTS:
 
     def search(self, root_row: np.ndarray, observer: int, rng: np.random.Generator) -> int:
         """The action to play from ``root_row`` (a row consistent with ``observer``'s view)."""
-        ad = self.adapter
-        num_p = ad.num_players
-        root = Node(num_p)
+        root = Node(self.adapter.num_players)
         word = np.zeros(1, dtype=np.int64)
         word[0] = rng.integers(-(2**63), 2**63 - 1, dtype=np.int64)
-        legal, keys = self._legal, self._keys
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         it = 0
-        while True:
-            if self.iterations is not None and it >= self.iterations:
-                break
-            if deadline is not None and it > 0 and time.perf_counter() >= deadline:
-                break
+        while self._budget_left(it, deadline):
             it += 1
-            row = root_row.copy()
-            ad.determinize(row, observer, word)
-            ad.seed_row(row, int(rng.integers(-(2**63), 2**63 - 1, dtype=np.int64)))
-            node = root
-            path = [root]
-            expanded = False
-            while not ad.is_terminal(row):
-                n = ad.edge_keys(row, observer, legal, keys)
-                mover = ad.current_player(row)
-                groups: dict[int, list[int]] = {}
-                for i in range(n):
-                    groups.setdefault(int(keys[i]), []).append(int(legal[i]))
-                if mover != observer and self.opponents == "policy":
-                    # The opponent plays the compiled policy from its own observation of
-                    # this determinization; the observer's tree records what it sees of it.
-                    a = ad.policy_action(row, self.rollout_id)
-                    k = None
-                    for i in range(n):
-                        if legal[i] == a:
-                            k = int(keys[i])
-                            break
-                    child = node.children.get(k)
-                    if child is None:
-                        child = node.children[k] = Node(num_p)
-                    ad.apply(row, a)
-                    node = child
-                    path.append(node)
-                    continue
-                ranked = None
-                if self.top_k is not None and mover == observer:
-                    groups, ranked = self._widen(node, groups, row, observer, n, word)
-                # (guided: every edge gets a child in _guided_edge, no untried list)
-                untried = [] if self.guide is not None else [k for k in groups if k not in node.children]
-                if self.guide is not None:
-                    k, child = self._guided_edge(node, groups, row, mover)
-                    expanded = child.visits == 0  # a leaf: roll out from it
-                elif untried and not expanded:
-                    if ranked is not None:  # the heuristic's favourite untried move first
-                        k = next(key for key in ranked if key not in node.children)
-                    else:
-                        k = untried[int(rng.integers(len(untried)))]
-                    child = Node(num_p)
-                    node.children[k] = child
-                    expanded = True
-                else:
-                    best = -1.0
-                    k = None
-                    child = None
-                    for key in groups:
-                        ch = node.children[key]
-                        ch.avail += 1
-                    for key in groups:
-                        ch = node.children[key]
-                        ucb = ch.value[mover] / ch.visits + self.c * math.sqrt(math.log(ch.avail) / ch.visits)
-                        if ucb > best:
-                            best = ucb
-                            k = key
-                            child = ch
-                actions = groups[k]
-                if len(actions) == 1:
-                    a = actions[0]
-                elif self.opponents == "hybrid":
-                    # The hidden detail (which card goes face down) as the mover's heuristic
-                    # would pick it, judged from the mover's own observation.
-                    a = ad.best_action(row, actions, word)
-                else:
-                    a = actions[int(rng.integers(len(actions)))]
-                ad.apply(row, a)
-                node = child
-                path.append(node)
-                if expanded:
-                    break
+            row = self._determinize(root_row, observer, rng, word)
+            path, expanded = self._descend(root, row, observer, rng, word)
             if expanded and self.guide is None:  # (guided: counted in _guided_edge)
-                node.avail += 1  # a new child was available when it was created
-            if not ad.is_terminal(row):
-                ad.rollout(row, self.rollout_id)
-            reward = reward_vector(ad.returns(row), self.value, self.score_scale)
-            for nd in path:
-                nd.visits += 1
-                nd.value += reward
+                path[-1].avail += 1  # a new child was available when it was created
+            self._backup(path, self._play_out(row))
         self.last_iterations = it
         self.last_root = root
-        # The most visited edge (ties: the first in key order, for determinism).
-        best_key = max(sorted(root.children), key=lambda k: root.children[k].visits)
-        n = ad.edge_keys(root_row, observer, legal, keys)
-        for i in range(n):
-            if int(keys[i]) == best_key:
-                return int(legal[i])
-        raise RuntimeError("ISMCTS chose an edge with no legal action at the root")  # pragma: no cover
+        return self._choose(root, root_row, observer)
 
+    def _budget_left(self, it: int, deadline: float | None) -> bool:
+        """Whether another iteration fits the budget (``it`` done so far; at least one always runs)."""
+        if self.iterations is not None and it >= self.iterations:
+            return False
+        return deadline is None or it == 0 or time.perf_counter() < deadline
+
+    def _determinize(self, root_row, observer, rng, word) -> np.ndarray:
+        """Step 1: a copy of the root row with the observer's unknown cards re-dealt, its generator seeded."""
+        ad = self.adapter
+        row = root_row.copy()
+        ad.determinize(row, observer, word)
+        ad.seed_row(row, int(rng.integers(-(2**63), 2**63 - 1, dtype=np.int64)))
+        return row
+
+    def _descend(self, root, row, observer, rng, word) -> tuple[list, bool]:
+        """Steps 2 and 3: select down the tree playing ``row``'s moves, until the game ends or a leaf
+        is reached (expanded, or a guided edge never visited). Returns the path from ``root`` and
+        whether it ends on such a leaf."""
+        ad = self.adapter
+        node = root
+        path = [root]
+        while not ad.is_terminal(row):
+            n = ad.edge_keys(row, observer, self._legal, self._keys)
+            mover = ad.current_player(row)
+            if mover != observer and self.opponents == "policy":
+                node = self._policy_step(node, row, n)
+                path.append(node)
+                continue
+            groups: dict[int, list[int]] = {}
+            for i in range(n):
+                groups.setdefault(int(self._keys[i]), []).append(int(self._legal[i]))
+            actions, node, leaf = self._select(node, groups, row, observer, mover, n, rng, word)
+            ad.apply(row, self._edge_action(actions, row, rng, word))
+            path.append(node)
+            if leaf:
+                return path, True
+        return path, False
+
+    def _policy_step(self, node, row, n) -> Node:
+        """An opponent's move under ``opponents="policy"``: it plays the compiled policy from its own
+        observation of this determinization; the observer's tree records what it sees of it."""
+        ad = self.adapter
+        a = ad.policy_action(row, self.rollout_id)
+        k = None
+        for i in range(n):
+            if self._legal[i] == a:
+                k = int(self._keys[i])
+                break
+        child = node.children.get(k)
+        if child is None:
+            child = node.children[k] = Node(ad.num_players)
+        ad.apply(row, a)
+        return child
+
+    def _select(self, node, groups, row, observer, mover, n, rng, word) -> tuple[list, Node, bool]:
+        """The edge followed at a node where the tree chooses: its actions (``groups[key]``), its
+        child, and whether that child is a leaf to roll out from."""
+        ranked = None
+        if self.top_k is not None and mover == observer:
+            groups, ranked = self._widen(node, groups, row, observer, n, word)
+        if self.guide is not None:  # (guided: every edge gets a child in _guided_edge, no untried list)
+            k, child = self._guided_edge(node, groups, row, mover)
+            return groups[k], child, child.visits == 0
+        untried = [k for k in groups if k not in node.children]
+        if untried:
+            k = self._expand(node, untried, ranked, rng)
+            return groups[k], node.children[k], True
+        k, child = self._ucb_edge(node, groups, mover)
+        return groups[k], child, False
+
+    def _expand(self, node, untried, ranked, rng) -> int:
+        """Step 3: a child for one untried edge (the heuristic's favourite when ranked, else a
+        uniform draw); its key."""
+        if ranked is not None:
+            k = next(key for key in ranked if key not in node.children)
+        else:
+            k = untried[int(rng.integers(len(untried)))]
+        node.children[k] = Node(self.adapter.num_players)
+        return k
+
+    def _ucb_edge(self, node, groups, mover) -> tuple[int, Node]:
+        """UCB selection among the available edges (each one's availability grows by one)."""
+        for key in groups:
+            node.children[key].avail += 1
+        best = -1.0
+        k = None
+        child = None
+        for key in groups:
+            ch = node.children[key]
+            ucb = ch.value[mover] / ch.visits + self.c * math.sqrt(math.log(ch.avail) / ch.visits)
+            if ucb > best:
+                best = ucb
+                k = key
+                child = ch
+        return k, child
+
+    def _edge_action(self, actions, row, rng, word) -> int:
+        """The move played for an edge: its only action, or the hidden detail among ``actions``
+        (``opponents="hybrid"``: as the mover's heuristic would pick it, judged from the mover's
+        own observation; otherwise a uniform draw)."""
+        if len(actions) == 1:
+            return actions[0]
+        if self.opponents == "hybrid":
+            return self.adapter.best_action(row, actions, word)
+        return actions[int(rng.integers(len(actions)))]
+
+    def _play_out(self, row) -> np.ndarray:
+        """Step 4: roll out to the end (unless the game is over); the reward per seat."""
+        ad = self.adapter
+        if not ad.is_terminal(row):
+            ad.rollout(row, self.rollout_id)
+        return reward_vector(ad.returns(row), self.value, self.score_scale)
+
+    @staticmethod
+    def _backup(path, reward) -> None:
+        """Step 5: one more visit and ``reward`` (per seat) for every node of the path."""
+        for nd in path:
+            nd.visits += 1
+            nd.value += reward
+
+    def _choose(self, root, root_row, observer) -> int:
+        """The most visited edge at the root (ties: the first in key order, for determinism), as an action."""
+        best_key = max(sorted(root.children), key=lambda k: root.children[k].visits)
+        n = self.adapter.edge_keys(root_row, observer, self._legal, self._keys)
+        for i in range(n):
+            if int(self._keys[i]) == best_key:
+                return int(self._legal[i])
+        raise RuntimeError("ISMCTS chose an edge with no legal action at the root")  # pragma: no cover
 
     def _widen(self, node, groups, row, observer, n, word):
         """Progressive widening at the observer's nodes: only the ``top_k + visits**0.25``

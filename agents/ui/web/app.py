@@ -28,9 +28,16 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from sly_scout_env.agents.ui.web.session import (
+    BadInput,
+    Store,
+    WebGame,
+    bot_catalogue,
+    check_new_game,
+    fresh_seed,
+    new_id,
+)
 from sly_scout_env.games import all_games
-
-from sly_scout_env.agents.ui.web.session import BadInput, Store, WebGame, bot_catalogue, check_new_game, fresh_seed, new_id
 
 DEFAULT_MAX_GAMES = 50
 DEFAULT_MAX_BODY = 256 * 1024  # bytes; a save file of a long game is a few tens of KB
@@ -65,37 +72,64 @@ async def _read_json(request: Request, limit: int):
 def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAMES,
                max_body: int = DEFAULT_MAX_BODY, checkpoints: dict | None = None) -> Starlette:
     """The app; games are kept under ``state_dir`` (None: in memory only)."""
-    checkpoints = dict(checkpoints or {})
-    store = Store(state_dir, max_games, checkpoints)
+    api = _Api(state_dir, max_games, max_body, dict(checkpoints or {}))
+    app = Starlette(routes=_routes(api), exception_handlers={BadInput: _bad_input, NotFound: _not_found})
+    app.state.store = api.store
+    return app
 
-    def find(request: Request) -> WebGame:
-        g = store.get(request.path_params["game_id"])
-        if g is None:
-            raise NotFound(request.path_params["game_id"])
-        return g
 
-    async def setup(request: Request) -> JSONResponse:
-        games = []
-        for spec in all_games():
-            games.append({
-                "name": spec.name, "title": spec.title, "player_counts": list(spec.player_counts),
-                "default_players": spec.default_players,
-                "options": [{"name": o.name, "default": o.default, "choices": list(o.choices) if o.choices else None,
-                             "help": o.help} for o in spec.options],
-                "bots": bot_catalogue(spec.name, checkpoints),
-            })
-        return JSONResponse({"games": games, "max_games": max_games, "max_body": max_body,
-                             "skipped_saves": store.skipped})
+def _routes(api: _Api) -> list:
+    """The page, the API (module docstring) and the static files."""
+    return [
+        Route("/", _index),
+        Route("/api/setup", api.setup),
+        Route("/api/games", api.list_games, methods=["GET"]),
+        Route("/api/games", api.create, methods=["POST"]),
+        Route("/api/games/upload", api.upload, methods=["POST"]),
+        Route("/api/games/{game_id}", api.get_game, methods=["GET"]),
+        Route("/api/games/{game_id}", api.delete, methods=["DELETE"]),
+        Route("/api/games/{game_id}/moves", api.move, methods=["POST"]),
+        Route("/api/games/{game_id}/rematch", api.rematch, methods=["POST"]),
+        Route("/api/games/{game_id}/save", api.download, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=str(_static_dir())), name="static"),
+    ]
 
-    async def list_games(request: Request) -> JSONResponse:
-        return JSONResponse({"games": store.list()})
 
-    async def create(request: Request) -> JSONResponse:
-        args = check_new_game(await _read_json(request, max_body), checkpoints)
-        return await _start(WebGame.new, new_id(), args["game"], args["players"], args["seat"], args["options"],
-                            args["bots"], args["seed"])
+class _Api:
+    """The API's handlers around one store of games."""
 
-    async def _start(build, *args) -> JSONResponse:
+    def __init__(self, state_dir: str | None, max_games: int, max_body: int, checkpoints: dict) -> None:
+        self.checkpoints = checkpoints
+        self.max_games = max_games
+        self.max_body = max_body
+        self.store = Store(state_dir, max_games, checkpoints)
+
+    # -- what the page can set up, and the games kept --------------------------------------
+    async def setup(self, request: Request) -> JSONResponse:
+        games = [_game_setup(spec, self.checkpoints) for spec in all_games()]
+        return JSONResponse({"games": games, "max_games": self.max_games, "max_body": self.max_body,
+                             "skipped_saves": self.store.skipped})
+
+    async def list_games(self, request: Request) -> JSONResponse:
+        return JSONResponse({"games": self.store.list()})
+
+    # -- starting a game: new, uploaded, rematch -------------------------------------------
+    async def create(self, request: Request) -> JSONResponse:
+        args = check_new_game(await _read_json(request, self.max_body), self.checkpoints)
+        return await self._start(WebGame.new, new_id(), args["game"], args["players"], args["seat"],
+                                 args["options"], args["bots"], args["seed"])
+
+    async def upload(self, request: Request) -> JSONResponse:
+        data = await _read_json(request, self.max_body)
+        return await self._start(WebGame.from_save, new_id(), data, self.checkpoints)
+
+    async def rematch(self, request: Request) -> JSONResponse:
+        m = self.find(request).match
+        return await self._start(WebGame.new, new_id(), m.game, m.players, m.seat, m.options, m.opponents,
+                                 fresh_seed())
+
+    async def _start(self, build, *args) -> JSONResponse:
+        """``build(*args)`` a game in a worker thread, let the bots seated before the human move, keep it."""
         def work():
             g = build(*args)
             with g.lock:
@@ -104,39 +138,35 @@ def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAM
                 except BadInput:
                     raise
                 except Exception as exc:  # a failing bot: the game is kept, the page is told
-                    return bot_failed(g, exc)
-            store.add(g)
+                    return self._bot_failed(g, exc)
+            self.store.add(g)
             return g.snapshot
 
         out = await run_in_threadpool(work)
         return JSONResponse(out, status_code=500 if "error" in out else 201)
 
-    def bot_failed(g: WebGame, exc: Exception) -> dict:
+    def _bot_failed(self, g: WebGame, exc: Exception) -> dict:
+        """Keep and save the game as it is; the error body the page is sent."""
         g.snapshot = g.public()
-        if store.get(g.id) is None:
-            store.add(g)
-        store.save(g)
+        if self.store.get(g.id) is None:
+            self.store.add(g)
+        self.store.save(g)
         return {"error": f"a bot failed: {type(exc).__name__}: {exc}; the game is saved as it is",
                 "field": None, "table": g.snapshot}
 
-    async def upload(request: Request) -> JSONResponse:
-        data = await _read_json(request, max_body)
-        return await _start(WebGame.from_save, new_id(), data, checkpoints)
+    # -- one game --------------------------------------------------------------------------
+    def find(self, request: Request) -> WebGame:
+        g = self.store.get(request.path_params["game_id"])
+        if g is None:
+            raise NotFound(request.path_params["game_id"])
+        return g
 
-    async def get_game(request: Request) -> JSONResponse:
-        return JSONResponse(find(request).snapshot)
+    async def get_game(self, request: Request) -> JSONResponse:
+        return JSONResponse(self.find(request).snapshot)
 
-    async def move(request: Request) -> JSONResponse:
-        g = find(request)
-        body = await _read_json(request, max_body)
-        if not isinstance(body, dict):
-            raise BadInput("body", "the body must be a JSON object {\"action\": id}", ["action", "turn"])
-        unknown = sorted(set(body) - {"action", "turn"})
-        if unknown:
-            raise BadInput(unknown[0], f"field {unknown[0]!r} is not allowed", ["action", "turn"])
-        if "action" not in body:
-            raise BadInput("action", "field 'action' is missing: give the id of a legal move",
-                           [m["id"] for m in g.snapshot["legal"]])
+    async def move(self, request: Request) -> JSONResponse:
+        g = self.find(request)
+        body = _check_move(await _read_json(request, self.max_body), g)
 
         def work():
             with g.lock:  # one move at a time per game; the bots reply in this thread
@@ -145,57 +175,62 @@ def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAM
                 except BadInput:
                     raise
                 except Exception as exc:  # a failing bot: keep what was played, tell the page
-                    return bot_failed(g, exc)
-                store.save(g)
+                    return self._bot_failed(g, exc)
+                self.store.save(g)
                 return {"events": events, "table": g.snapshot}
 
         out = await run_in_threadpool(work)
         return JSONResponse(out, status_code=500 if "error" in out else 200)
 
-    async def rematch(request: Request) -> JSONResponse:
-        g = find(request)
-        m = g.match
-        return await _start(WebGame.new, new_id(), m.game, m.players, m.seat, m.options, m.opponents, fresh_seed())
-
-    async def download(request: Request) -> Response:
-        g = find(request)
+    async def download(self, request: Request) -> Response:
+        g = self.find(request)
         with g.lock:
             data = g.save_data()
         return JSONResponse(data, headers={
             "Content-Disposition": f'attachment; filename="sly-scout-{g.match.game}-{g.id}.json"'})
 
-    async def delete(request: Request) -> JSONResponse:
+    async def delete(self, request: Request) -> JSONResponse:
         game_id = request.path_params["game_id"]
-        if not store.delete(game_id):
+        if not self.store.delete(game_id):
             raise NotFound(game_id)
         return JSONResponse({"deleted": game_id})
 
-    async def index(request: Request) -> FileResponse:
-        return FileResponse(str(_static_dir() / "index.html"))
 
-    async def bad_input(request: Request, exc: BadInput) -> JSONResponse:
-        return _error(400, exc.to_json())
+def _game_setup(spec, checkpoints: dict) -> dict:
+    """What the page offers for one game: players, options, bots."""
+    return {
+        "name": spec.name, "title": spec.title, "player_counts": list(spec.player_counts),
+        "default_players": spec.default_players,
+        "options": [{"name": o.name, "default": o.default, "choices": list(o.choices) if o.choices else None,
+                     "help": o.help} for o in spec.options],
+        "bots": bot_catalogue(spec.name, checkpoints),
+    }
 
-    async def not_found(request: Request, exc: NotFound) -> JSONResponse:
-        return _error(404, {"error": f"no game with id {exc.args[0]!r} (it was deleted, or never existed)",
-                            "field": "id"})
 
-    routes = [
-        Route("/", index),
-        Route("/api/setup", setup),
-        Route("/api/games", list_games, methods=["GET"]),
-        Route("/api/games", create, methods=["POST"]),
-        Route("/api/games/upload", upload, methods=["POST"]),
-        Route("/api/games/{game_id}", get_game, methods=["GET"]),
-        Route("/api/games/{game_id}", delete, methods=["DELETE"]),
-        Route("/api/games/{game_id}/moves", move, methods=["POST"]),
-        Route("/api/games/{game_id}/rematch", rematch, methods=["POST"]),
-        Route("/api/games/{game_id}/save", download, methods=["GET"]),
-        Mount("/static", StaticFiles(directory=str(_static_dir())), name="static"),
-    ]
-    app = Starlette(routes=routes, exception_handlers={BadInput: bad_input, NotFound: not_found})
-    app.state.store = store
-    return app
+def _check_move(body, g: WebGame) -> dict:
+    """The body of a move, ``{"action": id, "turn": moves_played?}``; BadInput otherwise."""
+    if not isinstance(body, dict):
+        raise BadInput("body", "the body must be a JSON object {\"action\": id}", ["action", "turn"])
+    unknown = sorted(set(body) - {"action", "turn"})
+    if unknown:
+        raise BadInput(unknown[0], f"field {unknown[0]!r} is not allowed", ["action", "turn"])
+    if "action" not in body:
+        raise BadInput("action", "field 'action' is missing: give the id of a legal move",
+                       [m["id"] for m in g.snapshot["legal"]])
+    return body
+
+
+async def _index(request: Request) -> FileResponse:
+    return FileResponse(str(_static_dir() / "index.html"))
+
+
+async def _bad_input(request: Request, exc: BadInput) -> JSONResponse:
+    return _error(400, exc.to_json())
+
+
+async def _not_found(request: Request, exc: NotFound) -> JSONResponse:
+    return _error(404, {"error": f"no game with id {exc.args[0]!r} (it was deleted, or never existed)",
+                        "field": "id"})
 
 
 def _static_dir():
