@@ -4,7 +4,7 @@
     python benchmarks/ismcts_guide.py --time-limit 0.05 --tables sly:2,scout:2 --positions 100
 
 Both bots get the same ``time_limit`` per move and no iteration cap (``iterations=None``),
-as in the arena comparison of docs/training.md ("Search guided by the network"). What is
+as in the arena comparison of docs/experiments/guided-search.md. What is
 timed: ``act()`` on positions where the mover has two moves or more, taken from games
 ``greedy`` plays against itself (fresh deals; collected before any timing). Per bot the
 table gives the median and 90th percentile of the wall time per move (the search stops

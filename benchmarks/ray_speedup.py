@@ -1,6 +1,6 @@
 """Speed-up of ``simulate`` and ``arena`` on Ray against the local path.
 
-    python benchmarks/ray_speedup.py            # the README "Scaling out" table (a few minutes)
+    python benchmarks/ray_speedup.py            # the speed-up table of docs/ray.md (a few minutes)
     python benchmarks/ray_speedup.py --quick    # small sizes, one repeat
 
 Modes, each timed as the median of ``--repeats`` runs after a discarded warm-up run (the

@@ -5,7 +5,7 @@
     taskset -c 1 python benchmarks/train_profile.py           # pinned to one core
 
 A recipe is the command that trained the shipped checkpoint for the game and player count
-(``sly_scout_env/<game>/checkpoints/*.npz``, its ``meta["trained"]["command"]``, i.e. the README's
+(``sly_scout_env/<game>/checkpoints/*.npz``, its ``meta["trained"]["command"]``, i.e. docs/strength.md's
 "Trained bots" table), or, where that checkpoint was distilled from ISMCTS (Scout), the
 game's best PPO recipe (``PPO_RECIPES``), parsed by the ``sly-scout train`` parser itself. The benchmark
 builds that run's model, envs and callback with ``sly_scout_env.agents.training.ppo`` (``build_model``,
@@ -69,7 +69,7 @@ TABLE_TITLE = "Training (MaskablePPO, documented recipe)"
 
 # The shipped Scout networks are distilled from ISMCTS (``sly-scout distill``, profiled by
 # ``benchmarks/distill_profile.py``), not trained by PPO. Scout's PPO recipe here is the best
-# PPO run on Scout (docs/training.md, "What was tried for Scout", attempt 4, the shipped
+# PPO run on Scout (docs/experiments/scout.md, attempt 4, the shipped
 # 2-player network before the distillation), so that this table still covers Scout.
 PPO_RECIPES = {
     ("scout", 2): "sly-scout train scout --players 2 --fast --opponents greedy --self-play 0 --prior greedy "

@@ -486,7 +486,7 @@ class ISMCTSAgent(Agent):
     constant). ``value``, ``top_k`` and ``guide_c`` default to :data:`DEFAULTS` as the game's
     adapter amends them (``BOT_DEFAULTS``: Scout plays ``value="score"``, ``top_k=3`` and
     ``guide_c=0.1``; the generic ``guide_c=8.0`` was the best of 0.5, 2, 4, 8, 16 in Sly 2p
-    at 0.05 s per move, docs/training.md "Search guided by the network"). Any other keyword
+    at 0.05 s per move, docs/experiments/guided-search.md). Any other keyword
     is a parameter of the game's adapter (``PARAMS``, e.g. Scout's ``horizon`` and ``prune``).
     """
 

@@ -5,7 +5,7 @@
 
 Why. A plain MLP on Scout's observation has to discover, from raw card numbers per hand
 slot, which of up to 740 action ids keep sets and runs together; behaviour cloning the
-``greedy`` heuristic into it plateaus below half agreement (docs/training.md). Here the
+``greedy`` heuristic into it plateaus below half agreement (docs/experiments/scout.md). Here the
 network does not have to rediscover the heuristic: the prior bot's move is added to
 the logits, so the untrained policy plays (its argmax) exactly like the prior and samples
 mostly its moves, and PPO learns only *corrections*: in which positions, and towards

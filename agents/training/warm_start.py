@@ -4,7 +4,7 @@
         --warm-start greedy --warm-start-samples 400000 ...
 
 PPO from scratch does not find Scout's hand management in the budget of these machines
-(docs/training.md): the untrained policy loses almost every game to ``greedy``, so the
+(docs/experiments/scout.md): the untrained policy loses almost every game to ``greedy``, so the
 win/loss reward is nearly always -1 and carries little signal. Starting from a copy of a
 good teacher turns the problem into improving on that teacher.
 

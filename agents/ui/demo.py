@@ -5,8 +5,8 @@ code on every core) and a short arena of random vs greedy vs ISMCTS (seat rotati
 duplicate deals, win shares and mean scores with 95% intervals over deals, ratings,
 head-to-head; see docs/arena.md).
 
-The arena here is short, to finish in about a minute; the strength claims in the
-README come from longer runs (the commands are listed there).
+The arena here is short, to finish in about two minutes; the strength claims in the
+docs come from longer runs (docs/strength.md lists their commands).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def run_demo(seed: int = 0, quick: bool = False, progress: bool = True, out=None
         print(result.table(), file=out, flush=True)
         print(file=out)
     print(
-        f"(done in {time.perf_counter() - t0:.0f} s; longer arenas: see the README's strength table)",
+        f"(done in {time.perf_counter() - t0:.0f} s; longer arenas: docs/strength.md)",
         file=out,
         flush=True,
     )
@@ -64,7 +64,7 @@ def run_demo(seed: int = 0, quick: bool = False, progress: bool = True, out=None
 def add_demo_parser(sub) -> None:
     p = sub.add_parser(
         "demo",
-        help="the main job: one speed line and a short random/greedy/ismcts arena per game (~1 minute)",
+        help="the main job: one speed line and a short random/greedy/ismcts arena per game (about two minutes)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

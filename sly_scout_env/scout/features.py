@@ -2,7 +2,7 @@
 
 A network over the raw observation must rediscover, for each of up to 740 action ids,
 which hand slots the id refers to and whether their numbers form a set or run: the
-arena showed a plain MLP does not (docs/training.md, "What was tried for Scout"). These
+arena showed a plain MLP does not (docs/experiments/scout.md). These
 features say it outright. For each legal action ``legal[i]`` the kernel writes one row
 ``out[i, :FEATURE_SIZE]``, read (like ``greedy``) from the acting seat's own
 observation only: the seat's hand, public counts and the active set.

@@ -165,8 +165,7 @@ class SearchAdapter:
     # heuristic (``prior``) values most (same games: 0.81, and at 50 iterations 0.46 win rate
     # against greedy's 0.04, where without widening 50 iterations lose to greedy). With a
     # guide, no widening (the network's prior ranks the moves instead; with the widening too
-    # the guided bot lost more) and ``guide_c=0.1`` (docs/training.md, "Search guided by the
-    # network").
+    # the guided bot lost more) and ``guide_c=0.1`` (docs/experiments/guided-search.md).
     BOT_DEFAULTS = {"value": "score", "top_k": 3, "guided_top_k": None, "guide_c": 0.1}
 
     def __init__(self, num_players: int, options: dict, horizon: str = "round", prune: bool = True) -> None:

@@ -205,7 +205,7 @@ def _option_grid(spec, players, trained):
 
 
 SHIPPED = shipped()
-# What the package ships (README "Trained bots"); the tests below run on every one.
+# What the package ships (docs/training.md, "Shipped checkpoints"); the tests below run on every one.
 SHIPPED_TABLES = {("scout", 2), ("scout", 4), ("scout", 5), ("sly", 2), ("sly", 3)}
 
 

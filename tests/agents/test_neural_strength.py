@@ -1,4 +1,4 @@
-"""benchmarks/neural_strength.py: the numbers behind the README's strength table."""
+"""benchmarks/neural_strength.py: the numbers behind the strength table (README, docs/strength.md)."""
 
 from benchmarks.neural_strength import measure
 
