@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..checks import is_int
+from ..views import player_view
 from . import rules as R
 from .codec import show_kind, state_to_dict
 
@@ -118,10 +119,14 @@ def action_to_str(a, num_players: int, hand=None, active=None) -> str:
 def render_text(row: np.ndarray, viewer: int | None, history) -> str:
     """The table as text from ``viewer``'s seat (own hand face up); ``viewer=None`` shows every hand.
 
-    ``history`` is the env's ``(round_scores, round_end_reasons)`` (see :mod:`.codec`).
+    ``history`` is the env's ``(round_scores, round_end_reasons)`` (see :mod:`.codec`). The
+    table is drawn from ``viewer``'s redacted view (:func:`sly_scout_env.views.player_view`,
+    the rules of :mod:`.view`) only, so it shows nothing the seat may not know.
     """
-    round_scores = history[0]
     d = state_to_dict(row, history)
+    if viewer is not None:
+        d = player_view(d, int(viewer))
+    round_scores = d["round_scores"]
     n = d["num_players"]
     name = [f"player_{s}" for s in range(n)]
     over = d["phase"] == "game_over"
@@ -148,13 +153,16 @@ def render_text(row: np.ndarray, viewer: int | None, history) -> str:
     for s in range(n):
         hand = d["hands"][s]
         if viewer is None or s == viewer:
-            cards = " ".join(f"[{i}]{u}/{w}{'*' if k else ''}" for i, ((u, w), k) in enumerate(zip(hand, d["known"][s])))
+            marked = zip(hand, d["known"][s])
+            cards = " ".join(f"[{i}]{u}/{w}{'*' if k else ''}" for i, ((u, w), k) in enumerate(marked))
             lines.append(f"{name[s]} hand (up/down, * = public): {cards or '(empty)'}")
         else:
-            known = [f"[{i}]{u}/{w}" for i, ((u, w), k) in enumerate(zip(hand, d["known"][s])) if k]
-            lines.append(f"{name[s]} hand: {len(hand)} cards; public: {' '.join(known) or 'none'}")
-    if d["set_aside"]:
-        lines.append(f"Set aside for the next round: {len(d['set_aside'])} cards")
+            seen = [f"[{i}]{card[0]}/{card[1]}" for i, card in enumerate(hand) if card is not None]
+            lines.append(f"{name[s]} hand: {len(hand)} cards; public: {' '.join(seen) or 'none'}")
+    set_aside = d["set_aside"]  # a view holds its length only
+    if set_aside:
+        count = set_aside if isinstance(set_aside, int) else len(set_aside)
+        lines.append(f"Set aside for the next round: {count} cards")
     if round_scores:
         lines.append("Round scores: " + "; ".join(" ".join(f"{x:+d}" for x in r) for r in round_scores))
     return "\n".join(lines)

@@ -1,31 +1,76 @@
 """Scout: what one seat may know of a state dict (``sly_scout_env.views.player_view``).
 
-``hands[s]`` for an opponent ``s``: each card is ``None`` except the cards whose
-``known[s][i]`` flag is True (cards scouted this round, public, in the orientation
-everyone saw). During the flip phase every opponent card is ``None``, since
-showing even a known card's orientation would tell whether that player turned
-the hand, which is private. ``set_aside`` (2 players, round 0: the half dealt in
-round 2) becomes its length. The viewer's own hand and every public field
-(active set, chips, scores, ...) are kept; the collected piles are kept too:
-they lie face down, but every card in them was shown face up when it was played,
-so a player with perfect recall knows them.
+The rules below (:data:`SEEN`, :data:`PUBLIC`) are the one statement of what a seat
+sees. :func:`redact` applies them to the view bots get (``info["view"]``) and the web
+table shows; ``text.render_text(row, viewer, ...)`` draws the table from that same view,
+so the text never shows what the view hides. The observation vector (a compiled kernel,
+``observation.py``) encodes no more: ``tests/scout/test_observation_pieces.py`` checks
+that the view, the text and the observation of a seat do not change when a card hidden
+from it does. ``rng`` is removed from every view (``views.player_view``).
+
+What a seat sees of each field it does not see whole::
+
+{rules}
+
+{public}
+(The collected piles lie face down, but every card in them was shown face up when it was
+played, so a player with perfect recall knows them.)
 """
 
 from __future__ import annotations
 
-import copy
+import textwrap
+
+
+def hand_card_seen(d: dict, seat: int | None, owner: int, i: int) -> bool:
+    """Whether ``seat`` sees card ``i`` of ``owner``'s hand (``seat=None``: a spectator sees all)."""
+    return seat is None or owner == seat or (d["phase"] != "flip" and bool(d["known"][owner][i]))
+
+
+def _seen_hands(d: dict, seat: int) -> list:
+    return [
+        [list(card) if hand_card_seen(d, seat, s, i) else None for i, card in enumerate(hand)]
+        for s, hand in enumerate(d["hands"])
+    ]
+
+
+def _seen_set_aside(d: dict, seat: int) -> int:
+    return len(d.get("set_aside") or [])
+
+
+# field -> (what ``seat`` sees of it: a function of (state dict, seat), the rule in words).
+SEEN = {
+    "hands": (_seen_hands, "the own hand whole; of another seat's hand, the cards flagged in known (scouted "
+                           "this round, public, in the orientation everyone saw), None for the others; during "
+                           "the flip phase every card of another seat is None, since even a known card's "
+                           "orientation would tell whether that player turned the hand, which is private"),
+    "set_aside": (_seen_set_aside, "its length (2 players, round 0: the half dealt in round 2)"),
+}
+
+# The fields every seat sees whole (the collected piles too: see the module docstring).
+PUBLIC = (
+    "game", "version", "num_players", "rounds", "ii_after_empty_set", "score_held_chips", "round",
+    "starting_player", "current_player", "phase", "active_set", "active_owner", "scout_chips", "collected",
+    "scout_and_show_left", "known", "round_scores", "round_end_reasons", "scores",
+)
+
+
+def _rules_text() -> str:
+    lines = []
+    for field, (_, words) in SEEN.items():
+        wrapped = textwrap.wrap(words, 82)
+        lines.append(f"    {field:<12}{wrapped[0]}")
+        lines += [" " * 16 + w for w in wrapped[1:]]
+    return "\n".join(lines)
+
+
+if __doc__:
+    __doc__ = __doc__.replace("{rules}", _rules_text()).replace(
+        "{public}", textwrap.fill("Every other field is public, kept as it is: " + ", ".join(PUBLIC) + ".", 88))
 
 
 def redact(d: dict, view: dict, seat: int) -> None:
     """Hide in ``view`` (a deep copy of ``d`` made by :func:`sly_scout_env.views.player_view`)
-    what ``seat`` cannot know."""
-    hide_all = d["phase"] == "flip"
-    hands = []
-    for s, hand in enumerate(d["hands"]):
-        if s == seat:
-            hands.append(copy.deepcopy(hand))
-        else:
-            known = d["known"][s]
-            hands.append([list(card) if (known[i] and not hide_all) else None for i, card in enumerate(hand)])
-    view["hands"] = hands
-    view["set_aside"] = len(d.get("set_aside") or [])
+    what ``seat`` cannot know: each field of :data:`SEEN` becomes what ``seat`` sees of it."""
+    for field, (seen, _) in SEEN.items():
+        view[field] = seen(d, seat)

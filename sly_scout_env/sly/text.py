@@ -7,12 +7,10 @@ Plain Python (no kernels): these run once per call, never in a hot loop.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..checks import is_int
+from ..views import player_view
 from . import rules as R
-from .codec import CARD_NAMES, piles
-
+from .codec import CARD_NAMES, state_to_dict
 
 
 # -- actions ---------------------------------------------------------------------------
@@ -82,63 +80,58 @@ def action_to_str(action, hen_houses: int) -> str:
 def render_text(row, viewer: int | None, history=None) -> str:
     """A readable picture of the table as seen by seat ``viewer`` (None: a spectator).
 
-    ``history`` is unused: a Sly row holds the whole game (see :mod:`.codec`).
+    ``history`` is unused: a Sly row holds the whole game (see :mod:`.codec`). The table is
+    drawn from ``viewer``'s redacted view (:func:`sly_scout_env.views.player_view`, the rules
+    of :mod:`.view`) only, so it shows nothing the seat may not know; a spectator sees the
+    face-up cards and the public counts only.
     """
-    num_p = int(row[R.NUM_PLAYERS])
-    n_sp = int(row[R.NUM_SPACES])
-    cur = int(row[R.CURRENT_PLAYER])
+    d = state_to_dict(row, history)
+    if viewer is not None:
+        d = player_view(d, int(viewer))
+    num_p = d["num_players"]
 
     def who(p):
         return f"player_{p}" + (" (you)" if p == viewer else "")
 
     lines = []
-    scope = "all" if row[R.REVEAL_ALL] else "house"
-    head = f"Sly: {num_p} players, {int(row[R.HEN_HOUSES])} Hen House(s), reveal_scope={scope!r}"
-    if row[R.PHASE] == R.PHASE_GAME_OVER:
-        why = "a player held <= 1 card (final flip done)" if row[R.END_REASON] == R.END_HAND else \
+    head = f"Sly: {num_p} players, {d['hen_houses']} Hen House(s), reveal_scope={d['reveal_scope']!r}"
+    if d["game_over"]:
+        why = "a player held <= 1 card (final flip done)" if d["end_reason"] == "hand" else \
             "every space holds a Safe Hen"
         lines.append(f"{head} | GAME OVER: {why}")
     else:
-        lines.append(f"{head} | to act: {who(cur)}")
-    for s in range(n_sp):
+        lines.append(f"{head} | to act: {who(d['current_player'])}")
+    for s, sp in enumerate(d["spaces"]):
         if s % R.SPACES_PER_HOUSE == 0:
             lines.append(f"Hen House {s // R.SPACES_PER_HOUSE}:")
-        st = row[R.SPACE_STATE + s]
-        owner = int(row[R.SPACE_OWNER + s])
-        card = int(row[R.SPACE_CARD + s])
-        if st == R.EMPTY:
+        if sp is None:
             what = "empty"
-        elif st == R.FACE_DOWN:
-            what = f"face down, {who(owner)}"
-            if owner == viewer:
-                what += f": your {CARD_NAMES[card]}"
-        elif st == R.SAFE:
-            what = f"SAFE {CARD_NAMES[card]} of {who(owner)}"
+        elif sp["safe"]:
+            what = f"SAFE {CARD_NAMES[sp['card']]} of {who(sp['owner'])}"
+        elif d["game_over"]:  # the final flip turned it: a Fox (every Hen became Safe)
+            what = f"Fox of {who(sp['owner'])}, face up (worth nothing)"
         else:
-            what = f"Fox of {who(owner)}, face up (worth nothing)"
+            what = f"face down, {who(sp['owner'])}"
+            if sp["owner"] == viewer:
+                what += f": your {CARD_NAMES[sp['card']]}"
         lines.append(f"  [{s}] value {s % R.SPACES_PER_HOUSE + 1}: {what}")
-    pts = np.zeros(num_p, dtype=np.int64)
-    R.scores(row, pts)
-    gob = piles(row, num_p, R.GOBBLED)
-    cap = piles(row, num_p, R.CAPTURED)
     lines.append("Players:")
     for p in range(num_p):
-        b = p * 7
         if p == viewer:
-            hand = ", ".join(CARD_NAMES[c] for c in range(7) if row[R.CARD_WHERE + b + c] == R.IN_HAND) or "-"
-            hand = f"hand [{hand}]"
+            hand = f"hand [{', '.join(CARD_NAMES[c] for c in d['hands'][p]) or '-'}]"
         else:
-            hand = f"{int(row[R.HAND_SIZE + p])} cards in hand"
-        known = [CARD_NAMES[c] for c in range(7) if row[R.KNOWN_IN_HAND + b + c]]
+            hand = f"{len(d['hands'][p])} cards in hand"
+        known = [CARD_NAMES[c] for c in sorted(d["known_in_hand"][p])]
         if known:
             hand += f" (known to all: {', '.join(known)})"
         extra = []
-        if cap[p]:
-            extra.append("captured " + ", ".join(f"Fox of player_{o}" for o, _ in cap[p]))
-        if gob[p]:
-            extra.append("gobbled " + ", ".join(f"{CARD_NAMES[c]} of player_{o}" for o, c in gob[p]))
+        if d["captured"][p]:
+            extra.append("captured " + ", ".join(f"Fox of player_{o}" for o in d["captured"][p]))
+        if d["gobbled"][p]:
+            extra.append("gobbled " + ", ".join(f"{CARD_NAMES[g['card']]} of player_{g['owner']}"
+                                                for g in d["gobbled"][p]))
         tail = ("; " + "; ".join(extra)) if extra else ""
-        lines.append(f"  {who(p)}: {hand}{tail}; score {int(pts[p])}")
+        lines.append(f"  {who(p)}: {hand}{tail}; score {d['scores'][p]}")
     return "\n".join(lines)
 
 

@@ -1,21 +1,35 @@
 """Sly: what one seat may know of a state dict (``sly_scout_env.views.player_view``).
 
-``hands[s]`` for an opponent ``s``: their ``known_in_hand`` cards (sorted) followed
-by ``None`` for each unknown card, so its length is the hand size. Face-down
-opponent cards on the spaces become ``{"owner": s, "card": None, "safe": False}``
-(the owner is public: the card back shows the colour). Once the game is over the
-final flip has turned every table card face up, so the spaces are kept as they are.
-The viewer's own hand and own face-down cards are kept.
+The rules below (:data:`SEEN`, :data:`PUBLIC`) are the one statement of what a seat
+sees. :func:`redact` applies them to the view bots get (``info["view"]``) and the web
+table shows; ``text.render_text(row, viewer, ...)`` draws the table from that same view,
+so the text never shows what the view hides. The observation vector (a compiled kernel,
+``observation.py``) encodes no more: ``tests/sly/test_observation_pieces.py`` checks
+that the view, the text and the observation of a seat do not change when a card hidden
+from it does. ``rng`` is removed from every view (``views.player_view``).
+
+What a seat sees of each field it does not see whole::
+
+{rules}
+
+{public}
 """
 
 from __future__ import annotations
 
 import copy
+import textwrap
 
 
-def redact(d: dict, view: dict, seat: int) -> None:
-    """Hide in ``view`` (a deep copy of ``d`` made by :func:`sly_scout_env.views.player_view`)
-    what ``seat`` cannot know."""
+def space_card_seen(d: dict, seat: int | None, space: dict | None) -> bool:
+    """Whether ``seat`` sees the card on ``space`` (a ``spaces`` entry; ``seat=None``: a spectator).
+
+    A card is seen when it is face up (a Safe Hen, or any card once the final flip has ended
+    the game) or it is the seat's own. A spectator sees only the face-up cards."""
+    return space is None or space["safe"] or d["game_over"] or (seat is not None and space["owner"] == seat)
+
+
+def _seen_hands(d: dict, seat: int) -> list:
     hands = []
     for s, hand in enumerate(d["hands"]):
         if s == seat:
@@ -23,12 +37,49 @@ def redact(d: dict, view: dict, seat: int) -> None:
         else:
             known = sorted(d["known_in_hand"][s])
             hands.append(known + [None] * (len(hand) - len(known)))
-    view["hands"] = hands
-    if not d["game_over"]:
-        spaces = []
-        for sp in d["spaces"]:
-            if sp is not None and not sp["safe"] and sp["owner"] != seat:
-                spaces.append({"owner": sp["owner"], "card": None, "safe": False})
-            else:
-                spaces.append(copy.deepcopy(sp))
-        view["spaces"] = spaces
+    return hands
+
+
+def _seen_spaces(d: dict, seat: int) -> list:
+    return [
+        copy.deepcopy(sp) if space_card_seen(d, seat, sp) else {"owner": sp["owner"], "card": None, "safe": False}
+        for sp in d["spaces"]
+    ]
+
+
+# field -> (what ``seat`` sees of it: a function of (state dict, seat), the rule in words).
+SEEN = {
+    "hands": (_seen_hands, "the own hand whole; of another seat's hand, its known_in_hand cards (sorted) "
+                           "followed by None for each unknown card, so its length is the hand size"),
+    "spaces": (_seen_spaces, "a face-down card of another seat becomes {'owner': s, 'card': None, 'safe': "
+                             "False} (the owner is public: the card back shows the colour); the own face-down "
+                             "cards and every face-up card (Safe Hens; once the game is over the final flip "
+                             "has turned every table card face up) are kept"),
+}
+
+# The fields every seat sees whole.
+PUBLIC = (
+    "game", "version", "num_players", "hen_houses", "reveal_scope", "first_player", "current_player",
+    "game_over", "end_reason", "gobbled", "captured", "known_in_hand", "scores",
+)
+
+
+def _rules_text() -> str:
+    lines = []
+    for field, (_, words) in SEEN.items():
+        wrapped = textwrap.wrap(words, 82)
+        lines.append(f"    {field:<12}{wrapped[0]}")
+        lines += [" " * 16 + w for w in wrapped[1:]]
+    return "\n".join(lines)
+
+
+if __doc__:
+    __doc__ = __doc__.replace("{rules}", _rules_text()).replace(
+        "{public}", textwrap.fill("Every other field is public, kept as it is: " + ", ".join(PUBLIC) + ".", 88))
+
+
+def redact(d: dict, view: dict, seat: int) -> None:
+    """Hide in ``view`` (a deep copy of ``d`` made by :func:`sly_scout_env.views.player_view`)
+    what ``seat`` cannot know: each field of :data:`SEEN` becomes what ``seat`` sees of it."""
+    for field, (seen, _) in SEEN.items():
+        view[field] = seen(d, seat)
