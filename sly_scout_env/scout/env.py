@@ -68,20 +68,10 @@ The vector is the observing seat's view; seats are relative (0 = the observer, 1
 player to its left, ...). Numbers are raw card values 1..10 (0 = empty slot). With N
 players and H = MAX_HAND:
 
-| slice            | size        | content |
-|------------------|-------------|---------|
-| own_hand         | 4 H         | per slot: present, up, down, known to others (scouted this round) |
-| active_set       | 30          | per slot (10): present, up, down |
-| active_owner     | N + 1       | one-hot relative seat; last = no owner yet |
-| players          | 5 N         | per relative seat: hand size, collected cards, Scout chips, Scout & Show chip left, game score |
-| phase            | 4           | one-hot flip, play, show_after_scout, game_over |
-| round            | 2           | round (0-based), rounds |
-| starting_player  | N           | one-hot relative seat |
-| known_cards      | 3 H (N - 1) | per opponent, per hand slot: public card there (present, up, down) |
+{observation_pieces}
 
-Sizes: 2 players 149, 3 players 398, 4 players 598, 5 players 728
-(``sly_scout_env.scout.observation.observation_slices(N)`` gives the slices). The
-mask is non-zero only for the agent to act.
+``sly_scout_env.scout.observation.observation_slices(N)`` gives the slices (the table is
+generated from that module's ``PIECES``). The mask is non-zero only for the agent to act.
 
 ## 4. Action space
 
@@ -174,7 +164,10 @@ from . import rules as R
 from .rules import ERR_HAND_FULL, CURRENT_PLAYER, PHASE, O_ROUND, PHASE_GAME_OVER, apply_action, legal_mask
 from . import codec as C
 from . import text as T
-from .observation import encode_observation, observation_size
+from .observation import encode_observation, observation_size, pieces_table
+
+if __doc__:  # the observation table comes from the one statement of the pieces
+    __doc__ = __doc__.replace("{observation_pieces}", pieces_table())
 
 class raw_env(CardGameRawEnv):
     """Scout as a PettingZoo AEC env (see the module docstring)."""

@@ -66,14 +66,10 @@ Reveal at least one face-down card in its scope.
 (the mask is all zeros for agents not to act). Seats are relative: 0 = the observer,
 1 = the player to their left, ... With P players and S spaces:
 
-| slice                         | size         | content                                                           |
-|-------------------------------|--------------|-------------------------------------------------------------------|
-| own hand                      | 7            | 1 per card the observer holds                                     |
-| per space (S blocks)          | 11 + P each  | empty, face down, Safe Hen, face-up Fox (game over) flags; owner one-hot (P, relative); card one-hot (7) if public or the observer's own |
-| per player (relative order)   | 4 each       | hand size, captured Foxes, gobbled Hens, score so far             |
-| per opponent (relative 1..P-1)| 14 each      | 7 "could be in hand or face down" flags, 7 "known in hand" flags  |
+{observation_pieces}
 
-See `sly_scout_env/sly/observation.py` for the exact offsets.
+The table is generated from `sly_scout_env/sly/observation.py`'s `PIECES`, which
+also gives the exact offsets (`observation_slices`).
 
 ## Rewards
 
@@ -137,7 +133,10 @@ from .._aec import CardGameRawEnv, make_env_fn
 from . import rules as R
 from . import codec as C
 from . import text as T
-from .observation import encode_observation, observation_size
+from .observation import encode_observation, observation_size, pieces_table
+
+if __doc__:  # the observation table comes from the one statement of the pieces
+    __doc__ = __doc__.replace("{observation_pieces}", pieces_table())
 
 
 class raw_env(CardGameRawEnv):
