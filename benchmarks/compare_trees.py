@@ -8,7 +8,13 @@ Pinned to one core (``taskset -c 1``), Numba runs one thread. ``--clock cpu`` ti
 process's CPU time instead of the wall clock: with one thread it leaves out the time other
 jobs on the same core take, so a loaded machine gives steadier ratios.
 """
-import argparse, json, os, statistics, subprocess, sys
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
 CODE = r'''
 import json, sys, time, numpy as np
 from sly_scout_env.simulation import simulate

@@ -30,10 +30,10 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sly_scout_env.agents.evaluation.arena import derive_seed, play_game  # noqa: E402
-from sly_scout_env.games import get_game  # noqa: E402
 from sly_scout_env.agents.bots.registry import make_from_spec  # noqa: E402
+from sly_scout_env.agents.evaluation.arena import derive_seed, play_game  # noqa: E402
 from sly_scout_env.agents.evaluation.stats import Z95, wilson_interval, win_shares  # noqa: E402
+from sly_scout_env.games import get_game  # noqa: E402
 
 
 def play_deals(task) -> list[list[float]]:

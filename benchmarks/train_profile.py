@@ -57,9 +57,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sly_scout_env.agents.ui.cli import build_parser, config_from_args  # noqa: E402
 from sly_scout_env.agents.bots.neural import shipped_for  # noqa: E402
 from sly_scout_env.agents.ui.arg_types import positive_int  # noqa: E402
+from sly_scout_env.agents.ui.cli import build_parser, config_from_args  # noqa: E402
 
 # The recipes timed by default (game, players): Scout's documented recipe and Sly 2p's command.
 RECIPES = (("scout", 2), ("sly", 2))

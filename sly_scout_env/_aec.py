@@ -11,8 +11,6 @@ plumbing written twice would be a place for the two envs to drift apart.
 
 from __future__ import annotations
 
-from typing import Any
-
 import gymnasium
 import numpy as np
 from gymnasium import spaces

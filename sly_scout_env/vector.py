@@ -96,7 +96,6 @@ Example: torch tensors without copies (torch is not a dependency of this package
 
 from __future__ import annotations
 
-
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv

@@ -41,7 +41,8 @@ under ``DummyVecEnv`` and ``SubprocVecEnv``.
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np

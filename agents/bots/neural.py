@@ -35,6 +35,7 @@ import json
 import numpy as np
 
 from sly_scout_env import netfile
+from sly_scout_env.agents.bots.base import Agent
 from sly_scout_env.games import get_game
 from sly_scout_env.netfile import (  # noqa: F401  (the format's names, re-exported for the bot's users)
     ACTIVATIONS,
@@ -46,8 +47,6 @@ from sly_scout_env.netfile import (  # noqa: F401  (the format's names, re-expor
     shipped_for,
     table_sizes,
 )
-
-from sly_scout_env.agents.bots.base import Agent
 
 
 def load(path) -> NeuralPolicy:

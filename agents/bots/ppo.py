@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sly_scout_env.checks import file_version
-
 from sly_scout_env.agents.bots.base import Agent, choose_from_logits, legal_actions
+from sly_scout_env.checks import file_version
 
 # Activation modules of SB3 MLPs -> numpy functions (torch class name -> function).
 _ACTIVATIONS = {
@@ -58,7 +57,7 @@ class FrozenPolicy:
         self.num_actions = self.head[0].shape[0]
 
     @classmethod
-    def from_sb3(cls, model, meta: dict | None = None) -> "FrozenPolicy":
+    def from_sb3(cls, model, meta: dict | None = None) -> FrozenPolicy:
         """Copy the actor of a MaskablePPO model (or of its ``policy``) with a flat MLP."""
         import torch
 

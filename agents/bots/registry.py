@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from sly_scout_env.games import GAMES, get_game
 

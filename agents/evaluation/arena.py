@@ -77,12 +77,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sly_scout_env.checks import check_int
-from sly_scout_env.games import get_game
-
-from sly_scout_env.agents.evaluation.report import AgentStats, ArenaResult, summarise  # noqa: F401  (re-exported)
 from sly_scout_env.agents.bots.registry import format_spec, parse_spec, registration
 from sly_scout_env.agents.bots.views import player_view
+from sly_scout_env.agents.evaluation.report import AgentStats, ArenaResult, summarise  # noqa: F401  (re-exported)
+from sly_scout_env.checks import check_int
+from sly_scout_env.games import get_game
 
 MAX_PERMUTATIONS = 120  # largest block of full seating permutations (5 entries at 5 seats)
 # Full permutations only when the games fill this many deals of them: intervals are over

@@ -34,7 +34,13 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from sly_scout_env.agents.evaluation.stats import cluster_interval, new_rating_model, rate_game, wilson_interval, win_shares
+from sly_scout_env.agents.evaluation.stats import (
+    cluster_interval,
+    new_rating_model,
+    rate_game,
+    wilson_interval,
+    win_shares,
+)
 
 INTERVAL = "95% t-interval over deals (per-deal means, deals independent)"
 NAN = float("nan")

@@ -63,12 +63,11 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from sly_scout_env.checks import check_int
-from sly_scout_env.games import get_game
-
-from sly_scout_env.agents.evaluation.arena import derive_seed
 from sly_scout_env.agents.bots.registry import make_from_spec
 from sly_scout_env.agents.bots.views import player_view
+from sly_scout_env.agents.evaluation.arena import derive_seed
+from sly_scout_env.checks import check_int
+from sly_scout_env.games import get_game
 
 EVAL_SEED = 1_000_003  # evaluation deals: fixed, and apart from the collection's seeds
 
@@ -96,7 +95,7 @@ class DistillConfig:
     options: dict = field(default_factory=dict)
     command: str = ""  # the command line that started the run (provenance in the checkpoint)
 
-    def check(self) -> "DistillConfig":
+    def check(self) -> DistillConfig:
         spec = get_game(self.game)
         if self.players not in spec.player_counts:
             raise ValueError(f"players={self.players!r} is not allowed for {self.game}; allowed: {spec.player_counts}")
@@ -351,9 +350,8 @@ def evaluate(checkpoint: str, cfg: DistillConfig) -> list[dict]:
 
 def _fit_checkpoint(cfg: DistillConfig, rows, data: dict, path: str, extra: dict, log):
     """Fit on ``data`` (feature ``rows``), save the checkpoint at ``path``; returns the epoch history."""
-    from sly_scout_env.netfile import NeuralPolicy
-
     from sly_scout_env.agents.training.distill_fit import fit
+    from sly_scout_env.netfile import NeuralPolicy
 
     n = len(data["obs"])
     log(f"fit on {n} decisions")

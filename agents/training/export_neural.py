@@ -38,7 +38,7 @@ def export_model(model, path: str, *, game: str, players: int, options: dict | N
         "activation": frozen.activation,
         "hidden": [int(w.shape[0]) for w, _ in frozen.layers],
         "options": options,
-        "trained": dict(trained or {}, exported=datetime.datetime.now(datetime.timezone.utc).isoformat(
+        "trained": dict(trained or {}, exported=datetime.datetime.now(datetime.UTC).isoformat(
             timespec="seconds")),
     }
     sb3_policy = getattr(model, "policy", model)

@@ -48,10 +48,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from sly_scout_env.agents.bots.registry import available, make_from_spec, parse_spec, registration
 from sly_scout_env.checks import check_choice, check_int
 from sly_scout_env.games import get_game
-
-from sly_scout_env.agents.bots.registry import available, make_from_spec, parse_spec, registration
 
 
 # -- opponents -----------------------------------------------------------------------------
@@ -154,7 +153,7 @@ class TrainConfig:
     prior: str | None = None
     prior_weight: float = 4.0
 
-    def check(self) -> "TrainConfig":
+    def check(self) -> TrainConfig:
         game = get_game(self.game)
         game.check_players(self.players, "players")
         for name in ("timesteps", "snapshot_every", "pool_size", "eval_every", "eval_games", "eval_workers", "n_envs",
@@ -275,8 +274,8 @@ def make_callback(cfg: TrainConfig, model_meta: dict, log):
     """The run's callback (snapshots, CSV logs in ``cfg.out``, checkpoints, evaluations); close it after use."""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from sly_scout_env.agents.training.export_neural import export_model
     from sly_scout_env.agents.bots.ppo import FrozenPolicy
+    from sly_scout_env.agents.training.export_neural import export_model
 
     class SelfPlayCallback(BaseCallback):
         """Snapshots into the pool, CSV logs, periodic checkpoints and arena evaluations."""

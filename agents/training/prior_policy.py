@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 import torch as th
+from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 from stable_baselines3.common.vec_env import VecEnvWrapper
-from gymnasium import spaces
 from torch import nn
 
 from sly_scout_env.agents.bots.registry import make_from_spec

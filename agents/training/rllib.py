@@ -123,9 +123,8 @@ def export_bot(module, cfg, path: str, timesteps: int) -> str:
     import torch
     from sb3_contrib import MaskablePPO
 
-    from sly_scout_env.wrappers import make_single_agent_env
-
     from sly_scout_env.agents.bots.registry import make_from_spec
+    from sly_scout_env.wrappers import make_single_agent_env
 
     src = [m for m in list(module.encoder.actor_encoder.modules()) + list(module.pi.modules())
            if isinstance(m, torch.nn.Linear)]

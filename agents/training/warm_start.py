@@ -43,9 +43,8 @@ BC_LEARNING_RATE = 1e-3  # the fit's Adam step (PPO's own learning rate may be m
 
 def collect(cfg, teacher: str, samples: int, seed: int, log=print) -> dict:
     """Teacher games on the batched engine: ``{"obs", "masks", "actions", "returns"}`` arrays."""
-    from sly_scout_env.sb3_vec import SingleAgentVecEnv
-
     from sly_scout_env.agents.bots.registry import make_from_spec
+    from sly_scout_env.sb3_vec import SingleAgentVecEnv
 
     venv = SingleAgentVecEnv(cfg.game, cfg.n_envs, opponents=cfg.opponents[0], learner_seat="rotate",
                              reward=cfg.reward, seed=seed, num_players=cfg.players, **cfg.options)

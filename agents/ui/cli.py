@@ -21,15 +21,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sly_scout_env.agents.ui.arg_types import add_options_argument, non_negative_int, positive_int, probability
-from sly_scout_env.games import GAMES, all_games, get_game
-from sly_scout_env.ray_tasks import add_ray_option
-
 from sly_scout_env.agents.bots.registry import describe
 from sly_scout_env.agents.training.rllib import add_rllib_arguments
+from sly_scout_env.agents.ui.arg_types import add_options_argument, non_negative_int, positive_int, probability
 from sly_scout_env.agents.ui.demo import add_demo_parser, run_demo_args
 from sly_scout_env.agents.ui.simulate import add_simulate_parser, run_simulate
 from sly_scout_env.agents.ui.web.cli import add_serve_parser, run_serve
+from sly_scout_env.games import GAMES, all_games, get_game
+from sly_scout_env.ray_tasks import add_ray_option
 
 
 def _layer_sizes(text: str) -> list:

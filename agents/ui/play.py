@@ -28,11 +28,10 @@ import sys
 
 import numpy as np
 
-from sly_scout_env.games import get_game
-
-from sly_scout_env.agents.evaluation.arena import derive_seed
 from sly_scout_env.agents.bots.registry import make_from_spec, parse_spec, registration
 from sly_scout_env.agents.bots.views import player_view
+from sly_scout_env.agents.evaluation.arena import derive_seed
+from sly_scout_env.games import get_game
 
 SAVE_FORMAT = "sly-scout-play"
 SAVE_VERSION = 1

@@ -11,7 +11,6 @@ score and win share of each seat.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 

@@ -28,8 +28,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 from numba import njit, prange  # noqa: E402
 
-from .._rng import rng_next
 from .. import kernels as K
+from .._rng import rng_next
 from ..kernels import win_rewards, work_size
 from . import policies as P
 from . import rules as R

@@ -160,11 +160,11 @@ position may use a few cards). ``state_dict(from_state_dict(d)) == d``.
 from __future__ import annotations
 
 from .._aec import CardGameRawEnv, make_env_fn
-from . import rules as R
-from .rules import ERR_HAND_FULL, CURRENT_PLAYER, PHASE, O_ROUND, PHASE_GAME_OVER, apply_action, legal_mask
 from . import codec as C
+from . import rules as R
 from . import text as T
 from .observation import encode_observation, observation_size, pieces_table
+from .rules import CURRENT_PLAYER, ERR_HAND_FULL, O_ROUND, PHASE, PHASE_GAME_OVER, apply_action, legal_mask
 
 if __doc__:  # the observation table comes from the one statement of the pieces
     __doc__ = __doc__.replace("{observation_pieces}", pieces_table())

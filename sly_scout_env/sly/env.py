@@ -127,11 +127,9 @@ have a legal move; a finished one has no face-down Hen.
 
 from __future__ import annotations
 
-import numpy as np
-
 from .._aec import CardGameRawEnv, make_env_fn
-from . import rules as R
 from . import codec as C
+from . import rules as R
 from . import text as T
 from .observation import encode_observation, observation_size, pieces_table
 

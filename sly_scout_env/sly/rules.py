@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..checks import check_choice
 from .._rng import rng_below
+from ..checks import check_choice
 
 # -- sizes -----------------------------------------------------------------------------
 MAX_PLAYERS = 4

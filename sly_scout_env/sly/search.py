@@ -27,7 +27,6 @@ from sly_scout_env.sly.determinize import determinize, row_from_view
 from sly_scout_env.sly.heuristic import greedy_values
 from sly_scout_env.sly.observation import encode_observation, observation_size
 
-
 ROLLOUT_STEP_CAP = 2_000  # Fox-only Reveals could loop for ever in principle
 
 
