@@ -1,33 +1,33 @@
-"""Both game folders honour the one per-game contract of ``sly_scout_env/contract.py``."""
+"""Both game folders honour the one per-game contract of ``sly_scout_env/contract.py``.
+
+The generic checks are ``sly_scout_env.testing``'s (``tests/test_check_game.py`` runs them all);
+this file calls the contract's and the rules kernels' and keeps what compares the games with
+each other or needs a game's own layout."""
 
 import inspect
 
 import numpy as np
 import pytest
 
-from sly_scout_env.contract import CONTRACT, OPTIONAL
+from sly_scout_env.contract import OPTIONAL
 from sly_scout_env.games import GAMES, get_game
 from sly_scout_env.netpolicy import NO_NETS
+from sly_scout_env.testing import check_contract, check_rules
+from sly_scout_env.testing.game_checks import SIGNATURES
 
 
 @pytest.mark.parametrize("game", GAMES)
-@pytest.mark.parametrize("role", sorted(CONTRACT))
-def test_every_game_module_defines_the_contract_names(game, role):
-    module = get_game(game).module(role)
-    missing = [name for name in CONTRACT[role] if not hasattr(module, name)]
-    assert not missing, f"{module.__name__} lacks {missing}"
+def test_every_game_module_defines_the_contract_names(game):
+    # Every role's names, the optional modules' names, the shared signatures.
+    check_contract(game)
 
 
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("role", sorted(OPTIONAL))
-def test_an_optional_module_a_game_has_defines_its_names(game, role):
-    module = get_game(game).optional_module(role)
-    if module is None:
+def test_an_optional_module_a_game_lacks_is_not_importable(game, role):
+    if get_game(game).optional_module(role) is None:
         with pytest.raises(ModuleNotFoundError):
             get_game(game).module(role)
-        return
-    missing = [name for name in OPTIONAL[role] if not hasattr(module, name)]
-    assert not missing, f"{module.__name__} lacks {missing}"
 
 
 def test_scout_has_features_and_sly_has_none():
@@ -41,12 +41,7 @@ def _params(fn):
     return list(inspect.signature(fn).parameters)
 
 
-@pytest.mark.parametrize("role, name", [
-    ("rules", "reset"), ("rules", "legal_actions"), ("rules", "legal_mask"), ("rules", "apply_action"),
-    ("observation", "encode_observation"), ("policies", "choose"), ("policies", "policy_seed"), ("codec", "state_to_dict"),
-    ("codec", "dict_to_state"), ("text", "render_text"), ("text", "narrate"), ("batch", "reset_rows"), ("batch", "play_rows"),
-    ("batch", "learner_reset_rows"), ("batch", "learner_step_rows"), ("view", "redact"),
-])
+@pytest.mark.parametrize("role, name", SIGNATURES)
 def test_the_contract_functions_have_one_signature(role, name):
     sigs = {game: _params(getattr(get_game(game).module(role), name)) for game in GAMES}
     assert len({tuple(s) for s in sigs.values()}) == 1, sigs
@@ -75,61 +70,19 @@ def _size_args(game, row, spec):
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_new_state_holds_the_options_and_reset_keeps_them(game):
-    rules = get_game(game).module("rules")
-    opts = rules.parse_options(num_players=2)
-    row = rules.new_state(**opts)
-    assert row.shape == (rules.ROW_SIZE,) and row[rules.NUM_PLAYERS] == 2
-    kept = row.copy()
-    rules.reset(row, 123)
-    again = rules.new_state(**opts)
-    rules.reset(again, 123)
-    assert np.array_equal(row, again)  # the deal is a function of the options and the word
-    assert row[rules.NUM_PLAYERS] == kept[rules.NUM_PLAYERS]
-    assert row[rules.PHASE] != rules.PHASE_GAME_OVER
-    scratch = rules.make_scratch()
-    mask = np.zeros(rules.MAX_ACTIONS, dtype=np.int8)
-    count = rules.legal_mask(row, mask, scratch)
-    assert count == mask.sum() == rules.legal_actions(row, scratch) > 0
-    assert rules.apply_action(row, int(scratch[0]), scratch) == 0
+def test_the_rules_kernels_agree_with_each_other_at_every_move(game):
+    # new_state holds the options, reset is a function of the options and the word, and
+    # legal_mask's count is the mask's sum and legal_actions' in every position of every
+    # option set (sly/rules.py says why that needs checking: it counts per space/house).
+    check_rules(game)
 
-
-
-@pytest.mark.parametrize("game", GAMES)
-def test_legal_mask_count_is_the_mask_sum_and_the_legal_actions_at_every_move(game):
-    # legal_mask counts per space/house, not per entry set (sly/rules.py says why): the
-    # count must still be the number of legal actions in every position of every option set.
-    spec = get_game(game)
-    rules = spec.module("rules")
-    rng = np.random.default_rng(9)
-    scratch = rules.make_scratch()
-    mask = np.zeros(rules.MAX_ACTIONS, dtype=np.int8)
-    option_sets = [{}] + [{o.name: c} for o in spec.options if o.choices for c in o.choices if c != o.default]
-    if "rounds" in spec.option_names:
-        option_sets = [dict(o, rounds=1) for o in option_sets]
-    checked = 0
-    for players in spec.player_counts:
-        for opts in option_sets:
-            row = rules.new_state(**rules.parse_options(num_players=players, **opts))
-            for _ in range(3):
-                rules.reset(row, int(rng.integers(1 << 62)))
-                while True:
-                    count = rules.legal_mask(row, mask, scratch)
-                    n = rules.legal_actions(row, scratch)
-                    assert count == mask.sum() == n, (players, opts)
-                    assert np.array_equal(np.flatnonzero(mask), scratch[:n])
-                    checked += 1
-                    if row[rules.PHASE] == rules.PHASE_GAME_OVER:
-                        break
-                    assert rules.apply_action(row, int(scratch[rng.integers(n)]), scratch) == 0
-    assert checked > 500  # positions checked (Sly: about 900)
 
 def _play_recording_deals(game, word, policy, rounds):
     """Play one game from ``word`` with compiled ``policy`` at every seat, as simulate and
     the SB3 opponents do; return every deal (the row at each round start) and the row's
     generator word at the end (a vector env row's next game is seeded from it)."""
     spec = get_game(game)
-    rules, pol, obs_mod = spec.module("rules"), spec.module("policies"), spec.module("observation")
+    rules, pol = spec.module("rules"), spec.module("policies")
     extra = {"rounds": rounds} if "rounds" in spec.option_names else {}
     row = rules.new_state(**rules.parse_options(num_players=3, **extra))
     rules.reset(row, word)
@@ -155,7 +108,8 @@ def env_observation_size(spec, row):
 
 def _new_deal(game, rules, before, after):
     """Whether ``after`` starts a round that ``before`` did not (Scout deals every round)."""
-    return game == "scout" and after[rules.PHASE] != rules.PHASE_GAME_OVER and after[rules.O_ROUND] != before[rules.O_ROUND]
+    return (game == "scout" and after[rules.PHASE] != rules.PHASE_GAME_OVER
+            and after[rules.O_ROUND] != before[rules.O_ROUND])
 
 
 def _hands(game, rules, row):

@@ -198,8 +198,8 @@ def test_fast_learner_takes_neural_opponents():
         SingleLearnerBatch("scout", 4, opponents="neural", num_players=3)
 
 
+@pytest.mark.train
 def test_sb3_vec_env_and_train_config_take_neural():
-    pytest.importorskip("sb3_contrib")
     from sly_scout_env.agents.training.ppo import TrainConfig
     from sly_scout_env.sb3_vec import SingleAgentVecEnv
 

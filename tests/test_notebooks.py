@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
-pytest.importorskip("ipykernel")
-pytest.importorskip("matplotlib")
+from .conftest import INSTALL_NOTEBOOKS, require
+
+nbformat = require("nbformat", INSTALL_NOTEBOOKS)
+nbclient = require("nbclient", INSTALL_NOTEBOOKS)
+require("ipykernel", INSTALL_NOTEBOOKS)
+require("matplotlib", INSTALL_NOTEBOOKS)
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -52,6 +54,8 @@ def test_every_notebook_is_checked_and_committed_without_outputs():
                 assert cell.outputs == [] and cell.execution_count is None, f"{name} has outputs"
 
 
+@pytest.mark.slow
+@pytest.mark.train  # 04 trains a MaskablePPO, 05 plays the learned bots
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_notebook_runs_in_small_mode(name, monkeypatch):
     monkeypatch.setenv("SLY_SCOUT_SMALL", "1")

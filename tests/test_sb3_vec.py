@@ -8,7 +8,10 @@ import sys
 import numpy as np
 import pytest
 
-pytest.importorskip("stable_baselines3")
+from .conftest import INSTALL_TRAIN, require
+
+pytestmark = pytest.mark.train
+require("stable_baselines3", INSTALL_TRAIN)
 
 from sly_scout_env._rng import stream_words  # noqa: E402
 from sly_scout_env.learner import SingleLearnerBatch  # noqa: E402

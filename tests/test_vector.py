@@ -108,7 +108,7 @@ def test_game_i_does_not_depend_on_num_envs_or_copy(cls):
 def test_max_steps_truncates_and_restarts():
     vec = SlyVectorEnv(4, max_steps=3)
     obs, _ = vec.reset(seed=1)
-    for k in range(3):
+    for _ in range(3):
         actions = np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]])
         obs, rewards, terms, truncs, infos = vec.step(actions)
     assert truncs.all() and not terms.any() and infos["_final_obs"].all()
@@ -141,6 +141,12 @@ def test_no_autoreset_finished_games_wait_for_minus_one_and_reset_mask():
     assert obs["action_mask"][0].any() and not obs["action_mask"][1:].any()
 
 
+def _snapshot(vec) -> dict:
+    """Copies of everything a step writes: the state rows, observations, masks, seats, step counts, points."""
+    return {"states": vec._states.copy(), "observations": vec._obs.copy(), "masks": vec.legal_action_mask(),
+            "seats": vec.seats, "episode steps": vec._ep_steps.copy(), "points": vec._points.copy()}
+
+
 @pytest.mark.parametrize("cls", (SlyVectorEnv, ScoutVectorEnv))
 def test_bad_actions_and_arguments_are_refused(cls):
     vec = cls(4)
@@ -148,6 +154,7 @@ def test_bad_actions_and_arguments_are_refused(cls):
         vec.step(np.zeros(4, dtype=np.int64))
     obs, _ = vec.reset(seed=0)
     good = np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]])
+    before = _snapshot(vec)
     with pytest.raises(ValueError, match=r"shape \(4,\).*got shape \(3,\)"):
         vec.step(good[:3])
     with pytest.raises(ValueError, match="shape"):
@@ -167,9 +174,18 @@ def test_bad_actions_and_arguments_are_refused(cls):
     illegal[1] = int(np.flatnonzero(obs["action_mask"][1] == 0)[0])
     with pytest.raises(ValueError, match=f"env 1: action {illegal[1]} is illegal"):
         vec.step(illegal)
-    # Nothing was applied by the refused steps.
-    obs2, *_ = vec.step(good)
-    assert obs2 is not None
+    # Nothing was applied by the refused steps: every row, observation, mask, seat and step
+    # count is as reset left it, and the good actions then play as in a fresh twin.
+    after = _snapshot(vec)
+    for name in before:
+        np.testing.assert_array_equal(after[name], before[name], err_msg=name)
+    twin = cls(4)
+    twin.reset(seed=0)
+    stepped, twin_stepped = vec.step(good), twin.step(good)
+    np.testing.assert_array_equal(vec._states, twin._states)
+    for k in ("observation", "action_mask"):
+        np.testing.assert_array_equal(stepped[0][k], twin_stepped[0][k])
+    np.testing.assert_array_equal(stepped[1], twin_stepped[1])  # rewards
     with pytest.raises(ValueError, match="num_envs=0"):
         cls(0)
     with pytest.raises(ValueError, match="reward='x'"):
@@ -184,8 +200,10 @@ def test_bad_actions_and_arguments_are_refused(cls):
         vec.reset(options={"reset_mask": np.ones(3, dtype=bool)})
 
 
+@pytest.mark.train
 def test_torch_tensors_share_the_buffers_without_copies():
-    torch = pytest.importorskip("torch")
+    import torch
+
     vec = ScoutVectorEnv(8, copy=False)
     obs, _ = vec.reset(seed=0)
     x = torch.from_numpy(obs["observation"])

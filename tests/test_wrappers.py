@@ -47,6 +47,7 @@ def test_gymnasium_env_checker_passes(game, players):
     gym_check_env(env, skip_render_check=True)
 
 
+@pytest.mark.train
 @pytest.mark.parametrize("game,players", GAME_SETUPS)
 def test_sb3_check_env_passes(game, players):
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
@@ -179,6 +180,7 @@ def test_same_seed_same_episode():
     assert a.aec.state_dict() == b.aec.state_dict()
 
 
+@pytest.mark.train
 @pytest.mark.parametrize("vec", ["dummy", "subproc"])
 def test_works_under_sb3_vector_envs(vec):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv

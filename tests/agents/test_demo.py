@@ -3,9 +3,12 @@
 import io
 import re
 
+import pytest
+
 from sly_scout_env.agents.ui.demo import run_demo
 
 
+@pytest.mark.slow  # a whole demo: speed runs and an arena per game (~5 s)
 def test_demo_prints_a_speed_line_and_a_complete_arena_table_per_game():
     out = io.StringIO()
     run_demo(seed=3, quick=True, progress=False, out=out)

@@ -6,7 +6,10 @@ import os
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+from ..conftest import INSTALL_TRAIN, require
+
+pytestmark = pytest.mark.train
+torch = require("torch", INSTALL_TRAIN)
 
 from sly_scout_env.agents.training.distill import DistillConfig, collect, load_data, run, take, teacher_seats  # noqa: E402
 from sly_scout_env.agents.training.distill_fit import _batch_rows, _segment_log_softmax, _targets, feature_rows, fit  # noqa: E402

@@ -2,7 +2,10 @@
 
 import pytest
 
-pytest.importorskip("torch")
+from ..conftest import INSTALL_TRAIN, require
+
+pytestmark = pytest.mark.train
+require("torch", INSTALL_TRAIN)
 
 from benchmarks.distill_profile import Profile, Split, profile_collect, profile_fit, table_lines  # noqa: E402
 

@@ -315,9 +315,9 @@ def test_a_prior_checkpoint_adds_the_prior_bots_move(tmp_path):
 
 
 # -- the recipe (needs the train extra) ------------------------------------------------------
+@pytest.mark.train
 def test_recipe_end_to_end_on_a_tiny_budget(tmp_path):
     """sly-scout train --fast --prior greedy: the run writes final.npz, which loads and plays."""
-    pytest.importorskip("sb3_contrib")
     import argparse
 
     from sly_scout_env.agents.ui.cli import add_train_parser, config_from_args
@@ -344,8 +344,8 @@ def test_recipe_end_to_end_on_a_tiny_budget(tmp_path):
     assert res.games == 8 and res.truncated == 0
 
 
+@pytest.mark.train
 def test_recipe_settings_are_checked():
-    pytest.importorskip("sb3_contrib")
     from sly_scout_env.agents.training.ppo import TrainConfig
 
     with pytest.raises(ValueError, match="prior='greedy' needs the fast engine"):
@@ -358,9 +358,9 @@ def test_recipe_settings_are_checked():
                     prior_weight=0).check()
 
 
+@pytest.mark.train
 def test_warm_start_clones_the_teacher_well_above_chance():
     """Behaviour cloning greedy on 2-player Sly: held-out agreement well above a random legal pick."""
-    pytest.importorskip("sb3_contrib")
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -403,8 +403,8 @@ def test_neural_beats_greedy_in_a_small_arena(table):
     assert me.win_rate_ci95[0] > 1 / players + margin, (me.win_rate, me.win_rate_ci95)
 
 
+@pytest.mark.train
 def test_export_command_turns_a_maskableppo_zip_into_a_checkpoint_that_plays_alike(tmp_path):
-    pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
     from sly_scout_env.agents.training.export_neural import main

@@ -16,8 +16,11 @@ import pickle
 import numpy as np
 import pytest
 
-pytest.importorskip("sb3_contrib")
-torch = pytest.importorskip("torch")
+from ..conftest import INSTALL_TRAIN, require
+
+pytestmark = [pytest.mark.train, pytest.mark.slow]
+require("sb3_contrib", INSTALL_TRAIN)
+torch = require("torch", INSTALL_TRAIN)
 
 from sly_scout_env.agents import make  # noqa: E402
 from sly_scout_env.agents.evaluation.arena import run_arena  # noqa: E402

@@ -11,8 +11,11 @@ import pytest
 
 from sly_scout_env.agents.bots.neural import shipped_for
 
-pytest.importorskip("sb3_contrib")
-pytest.importorskip("torch")
+from ..conftest import INSTALL_TRAIN, require
+
+pytestmark = pytest.mark.train
+require("sb3_contrib", INSTALL_TRAIN)
+require("torch", INSTALL_TRAIN)
 
 from benchmarks.train_profile import (  # noqa: E402
     COLUMNS,

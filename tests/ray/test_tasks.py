@@ -132,6 +132,7 @@ def test_cli_train_rllib_refuses_sb3_only_options(capsys):
         main(["train", "sly", "--players", "2", "--backend", "rllib", "--opponents", "ismcts"])
 
 
+@pytest.mark.slow  # starts a Ray in a subprocess
 def test_ctrl_c_cancels_outstanding_tasks(tmp_path):
     """A real SIGINT to a driver waiting on Ray: the outstanding tasks are cancelled."""
     import signal

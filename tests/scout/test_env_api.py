@@ -1,14 +1,13 @@
 """Scout env: PettingZoo API conformance, action codec, bad input, state_dict."""
 
-import copy
-import functools
 import json
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.test import api_test
 
 from sly_scout_env import scout_v0
+from sly_scout_env.testing import check_action_validation, check_pettingzoo, check_state_dict
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 EXPECTED_ACTIONS = {2: 254, 3: 614, 4: 740, 5: 740}  # 2 + 18 * MAX_HAND (14, 34, 41, 41)
@@ -22,21 +21,18 @@ def random_steps(e, steps, rng):
         e.step(int(rng.choice(np.flatnonzero(e.legal_action_mask()))))
 
 
-# --- PettingZoo's own tests ---------------------------------------------------------------
+# --- PettingZoo's own tests (api_test, seed_test, render_test: sly_scout_env.testing) ---------
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
-def test_api(n):
-    api_test(scout_v0.env(num_players=n), num_cycles=300)
+def test_pettingzoo(n):
+    check_pettingzoo("scout", n)
     api_test(scout_v0.raw_env(num_players=n, reward="win"), num_cycles=300)
 
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
-def test_seed(n):
-    seed_test(functools.partial(scout_v0.env, num_players=n), num_cycles=200)
-
-
-@pytest.mark.parametrize("n", PLAYER_COUNTS)
-def test_render(n):
-    render_test(functools.partial(scout_v0.env, num_players=n), custom_tests={"ansi": lambda s: "Scout" in s})
+def test_render_names_the_game(n):
+    e = scout_v0.raw_env(num_players=n, render_mode="ansi")
+    e.reset(seed=n)
+    assert "Scout" in e.render()
 
 
 def test_render_shows_own_hand_only():
@@ -136,21 +132,7 @@ def test_default_rounds():
 # --- illegal actions --------------------------------------------------------------------------
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
 def test_raw_env_rejects_illegal_actions(n):
-    rng = np.random.default_rng(n)
-    e = scout_v0.raw_env(num_players=n)
-    e.reset(seed=11)
-    for target_steps in (0, n + 3, 25):
-        random_steps(e, target_steps, rng)
-        if e.terminations[e.agent_selection]:
-            break
-        before = e.state_dict()
-        mask = e.legal_action_mask()
-        illegal = np.flatnonzero(mask == 0)
-        bad_actions = [int(illegal[0]), int(illegal[-1]), -1, len(mask), 1.5, "2", None, True]
-        for bad in bad_actions:
-            with pytest.raises(ValueError):
-                e.step(bad)
-            assert e.state_dict() == before
+    check_action_validation("scout", n)
 
 
 @pytest.mark.parametrize("n", (2, 4))
@@ -169,31 +151,8 @@ def test_wrapped_env_illegal_move_terminates(n):
 # --- state dicts ------------------------------------------------------------------------------
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
 def test_state_dict_round_trip_mid_game(n):
-    rng = np.random.default_rng(100 + n)
-    for game in range(4):
-        e = scout_v0.raw_env(num_players=n)
-        e.reset(seed=game)
-        random_steps(e, int(rng.integers(0, 200)), rng)
-        d = e.state_dict()
-        assert json.loads(json.dumps(d)) == d  # plain JSON
-        f = scout_v0.raw_env(num_players=n)
-        f.from_state_dict(copy.deepcopy(d))
-        assert f.state_dict() == d
-        assert f.agent_selection == e.agent_selection
-        if e.terminations[e.agent_selection]:
-            continue
-        np.testing.assert_array_equal(f.legal_action_mask(), e.legal_action_mask())
-        for agent in e.possible_agents:
-            np.testing.assert_array_equal(f.observe(agent)["observation"], e.observe(agent)["observation"])
-        # The loaded copy plays on identically, across the next deal too (rng restored).
-        seq_rng = np.random.default_rng(game)
-        for _ in range(120):
-            if e.terminations[e.agent_selection]:
-                break
-            a = int(seq_rng.choice(np.flatnonzero(e.legal_action_mask())))
-            e.step(a)
-            f.step(a)
-        assert f.state_dict() == e.state_dict()
+    # Along random games, on every option set: load, same position, same play after (next deals too).
+    check_state_dict("scout", n)
 
 
 def _base_dict(n=4):

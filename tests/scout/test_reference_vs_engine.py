@@ -153,11 +153,13 @@ def _run(n: int, games: int, rounds: int | None, seed_base: int) -> None:
     assert total > games  # every game took several steps
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 def test_one_hand_games_match_reference(n):
     _run(n, ONE_HAND_GAMES, rounds=1, seed_base=1_000_000 * n)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 def test_full_games_match_reference(n):
     _run(n, FULL_GAMES, rounds=None, seed_base=1_000_000 * n + 500_000)

@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import copy
-import functools
 import json
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
 
 from sly_scout_env import sly_v0
 from sly_scout_env.simulation import simulate
+from sly_scout_env.testing import check_action_validation, check_pettingzoo, check_state_dict
 
 PLAYERS = (2, 3, 4)
-
-# PettingZoo's api_test warns about every Dict observation (as for its own classic envs).
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:Observation is not a NumPy array", "ignore:Observation space for each agent"
-)
 
 
 def random_position(seed: int, num_players: int = 3, moves: int | None = None, **options):
@@ -43,25 +37,10 @@ def running_position(seed: int, num_players: int = 3, **options):
     raise AssertionError("no running position found")
 
 
-# -- PettingZoo's own tests --------------------------------------------------------------
+# -- PettingZoo's own tests (api_test on env() and raw_env(), seed_test, render_test) --------
 @pytest.mark.parametrize("num_players", PLAYERS)
-def test_pettingzoo_api(num_players):
-    api_test(sly_v0.env(num_players=num_players), num_cycles=1000)
-
-
-@pytest.mark.parametrize("num_players", PLAYERS)
-def test_pettingzoo_api_raw(num_players):
-    api_test(sly_v0.raw_env(num_players=num_players), num_cycles=1000)
-
-
-@pytest.mark.parametrize("num_players", PLAYERS)
-def test_pettingzoo_seed(num_players):
-    seed_test(functools.partial(sly_v0.env, num_players=num_players), num_cycles=500)
-
-
-@pytest.mark.parametrize("num_players", PLAYERS)
-def test_pettingzoo_render(num_players, capsys):
-    render_test(functools.partial(sly_v0.env, num_players=num_players))
+def test_pettingzoo(num_players):
+    check_pettingzoo("sly", num_players)
 
 
 def test_render_hides_opponents_face_down_cards():
@@ -172,24 +151,10 @@ def test_first_player_random_follows_seed():
 
 
 # -- illegal actions ---------------------------------------------------------------------
-@pytest.mark.parametrize("bad", [-1, 67, 10**9, 2.0, "0", None, True, np.array([1])])
-def test_raw_env_rejects_bad_action_state_unchanged(bad):
-    env = running_position(5)
-    before = env.state_dict()
-    with pytest.raises(ValueError):
-        env.step(bad)
-    assert env.state_dict() == before
-
-
-def test_raw_env_rejects_illegal_action_state_unchanged():
-    env = running_position(7)
-    before = env.state_dict()
-    illegal = np.flatnonzero(env.legal_action_mask() == 0)
-    assert len(illegal) > 0
-    for a in illegal[:10]:
-        with pytest.raises(ValueError, match="illegal"):
-            env.step(int(a))
-        assert env.state_dict() == before
+@pytest.mark.parametrize("num_players", PLAYERS)
+def test_raw_env_rejects_bad_and_illegal_actions_state_unchanged(num_players):
+    # Illegal ids ("illegal"), -1, 67, 10**12, floats, bools, None, str, arrays: named, nothing changes.
+    check_action_validation("sly", num_players)
 
 
 def test_wrapped_env_illegal_move_terminates_with_penalty():
@@ -206,26 +171,10 @@ def test_wrapped_env_illegal_move_terminates_with_penalty():
 
 # -- state dicts -------------------------------------------------------------------------
 @pytest.mark.parametrize("num_players", PLAYERS)
-@pytest.mark.parametrize("reveal_scope", ["house", "all"])
-def test_state_dict_round_trip(num_players, reveal_scope):
-    rng = np.random.default_rng(num_players)
-    for seed in range(25):
-        env = random_position(seed, num_players, reveal_scope=reveal_scope)
-        d = env.state_dict()
-        assert json.loads(json.dumps(d)) == d
-        other = sly_v0.raw_env(num_players=num_players, reveal_scope=reveal_scope)
-        other.from_state_dict(copy.deepcopy(d))
-        assert other.state_dict() == d
-        assert other.agent_selection == env.agent_selection
-        np.testing.assert_array_equal(other.legal_action_mask(), env.legal_action_mask())
-        for agent in env.possible_agents:
-            np.testing.assert_array_equal(other.observe(agent)["observation"], env.observe(agent)["observation"])
-        # The loaded game continues exactly like the original (same generator word too).
-        while not env.terminations[env.agent_selection]:
-            a = int(rng.choice(np.flatnonzero(env.legal_action_mask())))
-            env.step(a)
-            other.step(a)
-        assert other.state_dict() == env.state_dict()
+def test_state_dict_round_trip(num_players):
+    # Along random games, on every option set (reveal_scope="all", hen_houses, first_player
+    # too): load, same position, same play to the end.
+    check_state_dict("sly", num_players)
 
 
 def test_state_dict_optional_fields():

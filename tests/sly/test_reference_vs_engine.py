@@ -22,6 +22,8 @@ import pytest
 
 from .reference import SlyReference
 
+pytestmark = pytest.mark.slow  # ~40 s of lockstep games
+
 GAMES_PER_CELL = 2_000
 CHUNKS = 2
 RANDOM_FIRST_GAMES = 500  # per player count, first_player="random" (default houses/scope)
