@@ -146,20 +146,29 @@ VALUES = ("win", "score", "mixed")
 ROLLOUTS = ("random", "greedy", "neural")
 OPPONENTS = ("tree", "hybrid", "policy")
 GUIDES = ("neural",)  # besides None: what may weight the tree's exploration (see Guide)
+# Where the search runs: "compiled" (sly_scout_env.ismcts, the whole search inside Numba) or
+# "python" (the ISMCTS class below: the reference the compiled search is checked against, and
+# the guided search, whose network prior is evaluated in Python).
+ENGINES = ("compiled", "python")
 # The defaults of the search parameters a game's adapter may change (its BOT_DEFAULTS):
 # value, top_k without a guide, top_k with one, guide_c.
 DEFAULTS = {"value": "mixed", "top_k": None, "guided_top_k": None, "guide_c": 8.0}
 
 
-def adapter_class(game: str):
-    """The ``SearchAdapter`` class of ``game``'s ``search`` role; ValueError when it has none."""
+def search_role(game: str):
+    """``game``'s ``search`` role (its ``SearchAdapter`` and compiled ``KERNELS``); ValueError when it has none."""
     from sly_scout_env.games import all_games, get_game
 
     module = get_game(game).optional_module("search")
     if module is None:
         have = [s.name for s in all_games() if s.optional_module("search") is not None]
         raise ValueError(f"ismcts cannot play {game}: the game has no search role; games with one: {', '.join(have)}")
-    return module.SearchAdapter
+    return module
+
+
+def adapter_class(game: str):
+    """The ``SearchAdapter`` class of ``game``'s ``search`` role; ValueError when it has none."""
+    return search_role(game).SearchAdapter
 
 
 class Node:
@@ -488,6 +497,9 @@ class ISMCTSAgent(Agent):
     ``guide_c=0.1``; the generic ``guide_c=8.0`` was the best of 0.5, 2, 4, 8, 16 in Sly 2p
     at 0.05 s per move, docs/experiments/guided-search.md). Any other keyword
     is a parameter of the game's adapter (``PARAMS``, e.g. Scout's ``horizon`` and ``prune``).
+    ``engine``: ``"compiled"`` (the default without a guide: the whole search inside Numba,
+    ``sly_scout_env.ismcts``) or ``"python"`` (the reference search of this module; the guided
+    search runs there).
     """
 
     name = "ismcts"
@@ -495,8 +507,16 @@ class ISMCTSAgent(Agent):
 
     def __init__(self, game, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="auto",
                  score_scale=5.0, top_k="auto", opponents="hybrid", guide=None, guide_path=None, guide_c="auto",
-                 **adapter_params):
+                 engine="auto", **adapter_params):
         super().__init__()
+        if engine == "auto":
+            engine = "compiled" if guide is None else "python"
+        if engine not in ENGINES:
+            raise ValueError(f"engine={engine!r} is not allowed; allowed values: auto, {', '.join(ENGINES)}")
+        if engine == "compiled" and guide is not None:
+            raise ValueError("guide=neural runs on engine=python (the network's prior is evaluated in Python); "
+                             "leave engine at auto or give engine=python")
+        self.engine = engine
         cls = adapter_class(game)
         defaults = {**DEFAULTS, **cls.BOT_DEFAULTS}
         if value == "auto":
@@ -530,7 +550,13 @@ class ISMCTSAgent(Agent):
 
             self._guide_agent = NeuralAgent(path=guide_path)  # reads (and checks) guide_path now
 
-    def _new_search(self, adapter) -> ISMCTS:
+    def _new_search(self, adapter):
+        """The compiled search (``sly_scout_env.ismcts``); with a guide, the Python search of this module
+        (the network's prior is evaluated in Python there)."""
+        if self.engine == "compiled":
+            from sly_scout_env.ismcts import CompiledSearch
+
+            return CompiledSearch(adapter, search_role(self.game).KERNELS, **self.params)
         if self._guide_agent is None:
             return ISMCTS(adapter, **self.params)
         return ISMCTS(adapter, guide=NetworkGuide(adapter, self._guide_agent), guide_c=self.guide_c, **self.params)
@@ -569,7 +595,7 @@ class ISMCTSAgent(Agent):
 
 # The generic parameters (for the error naming the allowed ones).
 _GENERIC_PARAMS = ("iterations", "time_limit", "c", "rollout", "value", "score_scale", "top_k", "opponents", "guide",
-                   "guide_path", "guide_c")
+                   "guide_path", "guide_c", "engine")
 
 
 class _DummyAdapter:

@@ -51,7 +51,7 @@ from sly_scout_env.netpolicy import NO_NETS, compiled_policies, obs_size
 from sly_scout_env.scout import policies as SP
 from sly_scout_env.scout import rules as R
 from sly_scout_env.scout.determinize import MAX_HIDDEN, determinize, row_from_view
-from sly_scout_env.scout.heuristic import NEG, action_values, make_work
+from sly_scout_env.scout.heuristic import NEG, WORK_SIZE, action_values, make_work
 from sly_scout_env.scout.observation import encode_observation, observation_size
 
 ROLLOUT_STEP_CAP = 5_000  # a Scout round ends within a few hundred moves; a guard, not a limit in practice
@@ -148,6 +148,95 @@ def rollout(state, policy, scratch, obs, prng, nets, step_cap):
     return 0
 
 
+# -- the compiled search's parts (sly_scout_env.ismcts: the signatures, one search kernel) --------
+# iw, the integer workspace: the legal-move scratch of SP.choose, the determinizer's pool,
+# the heuristic's work and the prior's values
+IW_SCRATCH = 0
+IW_POOL = SP.CHOOSE_SCRATCH
+IW_WORK = IW_POOL + MAX_HIDDEN
+IW_VALUES = IW_WORK + WORK_SIZE
+IW_SIZE = IW_VALUES + R.MAX_ACTIONS
+# prm, the adapter's parameters
+P_PRUNE = 0  # 1: move pruning (_worth_trying)
+P_HORIZON = 1  # index into HORIZONS
+P_ROUNDS = 2  # the real game length (the row's is cut to the horizon)
+P_SIZE = 3
+
+
+@njit(cache=True)
+def k_mover(row):
+    return -1 if row[R.PHASE] == R.PHASE_GAME_OVER else row[R.CURRENT_PLAYER]
+
+
+@njit(cache=True)
+def k_determinize(row, observer, rng, iw):
+    determinize(row, observer, rng, 0, iw[IW_POOL:IW_WORK])
+    return 0
+
+
+@njit(cache=True)
+def k_seed(row, word, prng):
+    row[R.RNG] = word  # deals of later rounds (horizon "game")
+    prng[0] = word ^ _POLICY_SALT  # the rollout policy's own generator
+    return 0
+
+
+@njit(cache=True)
+def k_edge_keys(row, observer, iw, legal, keys, prm):
+    return edge_keys(row, observer, iw[:IW_POOL], legal, keys, prm[P_PRUNE] != 0)
+
+
+@njit(cache=True)
+def k_apply(row, action, iw):
+    return R.apply_action(row, action, iw[:IW_POOL])
+
+
+@njit(cache=True)
+def k_prior(row, observer, legal, n, rng, out, iw, fw, obs):
+    prior(row, observer, legal, n, obs, iw[IW_WORK:IW_VALUES], iw[IW_VALUES:], out)
+    return 0
+
+
+@njit(cache=True)
+def k_best_action(row, actions, m, rng, iw, fw, obs, nets, prng):
+    """An opponent's private round-start flip: the mover's heuristic choice from its own observation."""
+    a = SP.choose(SP.GREEDY, row, iw[:IW_POOL], obs, rng, nets)
+    for i in range(m):
+        if actions[i] == a:
+            return a
+    return actions[0]
+
+
+@njit(cache=True)
+def k_policy_action(row, policy, iw, obs, prng, nets):
+    return SP.choose(policy, row, iw[:IW_POOL], obs, prng, nets)
+
+
+@njit(cache=True)
+def k_rollout(row, policy, iw, obs, prng, nets):
+    return rollout(row, policy, iw[:IW_POOL], obs, prng, nets, ROLLOUT_STEP_CAP)
+
+
+@njit(cache=True)
+def k_returns(row, out, iw, prm):
+    """Per seat: this round's points + ``weight`` * the totals before it (see Horizon)."""
+    n = row[R.NUM_PLAYERS]
+    later = prm[P_ROUNDS] - 1 - (row[R.O_ROUND] - 1)  # rounds still to play after the one just scored
+    for s in range(n):
+        total = float(row[R.O_SCORES + s])
+        if prm[P_HORIZON] == 1:
+            out[s] = total
+        else:
+            this_round = float(row[R.O_LAST_ROUND_SCORES + s])
+            out[s] = this_round + (total - this_round) / (1 + later)
+    return 0
+
+
+# In the order of sly_scout_env.ismcts.KERNEL_NAMES.
+KERNELS = (k_mover, k_determinize, k_seed, k_edge_keys, k_apply, k_prior, k_best_action, k_policy_action, k_rollout,
+           k_returns)
+
+
 class SearchAdapter:
     """Scout for the generic ISMCTS (``sly_scout_env.agents.bots.ismcts``; the protocol is in its docstring).
 
@@ -188,6 +277,24 @@ class SearchAdapter:
         self._work = make_work()
         self._values = np.zeros(self.num_actions, dtype=np.int64)
         self._nets = NO_NETS  # the rollout network, set by policy_id("neural")
+
+    @property
+    def obs(self) -> np.ndarray:
+        """The float32 buffer the compiled parts encode observations into (networks' activations after)."""
+        return self._obs
+
+    @property
+    def nets(self) -> np.ndarray:
+        """The packed rollout networks (``NO_NETS`` unless ``policy_id("neural")`` set them)."""
+        return self._nets
+
+    def workspace(self):
+        """(iw, fw, prm): the compiled search's workspaces and this adapter's parameters (``KERNELS``)."""
+        prm = np.zeros(P_SIZE, dtype=np.int64)
+        prm[P_PRUNE] = int(self.prune)
+        prm[P_HORIZON] = HORIZONS.index(self.horizon)
+        prm[P_ROUNDS] = self.rounds
+        return np.zeros(IW_SIZE, dtype=np.int64), np.zeros(1, dtype=np.float64), prm
 
     def root(self, observation, action_mask, info) -> np.ndarray:
         row = row_from_view(info["view"])

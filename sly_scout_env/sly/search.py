@@ -75,6 +75,93 @@ def rollout(state, policy, scratch, obs, prng, nets, step_cap):
     return 0
 
 
+# -- the compiled search's parts (sly_scout_env.ismcts: the signatures, one search kernel) --------
+# iw, the integer workspace: the legal ids and greedy's workspace (SP.choose), the prior's
+# row copy and work row, points per seat, final scores
+IW_LEGAL = 0
+IW_ROW = SP.CHOOSE_SCRATCH
+IW_WORK = IW_ROW + R.ROW_SIZE
+IW_PTS = IW_WORK + R.ROW_SIZE
+IW_SCORES = IW_PTS + R.MAX_PLAYERS
+IW_SIZE = IW_SCORES + R.MAX_PLAYERS
+# fw, the float workspace: the prior's utilities per seat, then one value per action
+FW_U = 0
+FW_VALUES = R.MAX_PLAYERS
+FW_SIZE = FW_VALUES + R.MAX_ACTIONS
+
+
+@njit(cache=True)
+def k_mover(row):
+    return -1 if row[R.PHASE] == R.PHASE_GAME_OVER else row[R.CURRENT_PLAYER]
+
+
+@njit(cache=True)
+def k_determinize(row, observer, rng, iw):
+    determinize(row, observer, rng, 0)
+    return 0
+
+
+@njit(cache=True)
+def k_seed(row, word, prng):
+    row[R.RNG] = word
+    prng[0] = SP.policy_seed(row, word)  # the rollout policy's own generator
+    return 0
+
+
+@njit(cache=True)
+def k_edge_keys(row, observer, iw, legal, keys, prm):
+    return edge_keys(row, observer, legal, keys)
+
+
+@njit(cache=True)
+def k_apply(row, action, iw):
+    return R.apply_action(row, action, iw[:IW_ROW])
+
+
+@njit(cache=True)
+def k_prior(row, observer, legal, n, rng, out, iw, fw, obs):
+    prior(row, observer, legal, n, rng, out, obs, iw[IW_ROW:IW_WORK], iw[IW_WORK:IW_PTS], iw[IW_PTS:IW_SCORES],
+          fw[FW_U:FW_VALUES])
+    return 0
+
+
+@njit(cache=True)
+def k_best_action(row, actions, m, rng, iw, fw, obs, nets, prng):
+    """An opponent's hidden Lay: the card its heuristic lays there, judged from its own observation."""
+    values = fw[FW_VALUES:]
+    prior(row, row[R.CURRENT_PLAYER], actions, m, rng, values, obs, iw[IW_ROW:IW_WORK], iw[IW_WORK:IW_PTS],
+          iw[IW_PTS:IW_SCORES], fw[FW_U:FW_VALUES])
+    best = 0
+    for i in range(1, m):
+        if values[i] > values[best]:
+            best = i
+    return actions[best]
+
+
+@njit(cache=True)
+def k_policy_action(row, policy, iw, obs, prng, nets):
+    return SP.choose(policy, row, iw[:IW_ROW], obs, prng, nets)
+
+
+@njit(cache=True)
+def k_rollout(row, policy, iw, obs, prng, nets):
+    return rollout(row, policy, iw[:IW_ROW], obs, prng, nets, ROLLOUT_STEP_CAP)
+
+
+@njit(cache=True)
+def k_returns(row, out, iw, prm):
+    scores = iw[IW_SCORES:IW_SIZE]
+    R.scores(row, scores)
+    for s in range(row[R.NUM_PLAYERS]):
+        out[s] = float(scores[s])
+    return 0
+
+
+# In the order of sly_scout_env.ismcts.KERNEL_NAMES.
+KERNELS = (k_mover, k_determinize, k_seed, k_edge_keys, k_apply, k_prior, k_best_action, k_policy_action, k_rollout,
+           k_returns)
+
+
 class SearchAdapter:
     """Sly for the generic ISMCTS (``sly_scout_env.agents.bots.ismcts``; the protocol is in its docstring)."""
 
@@ -101,6 +188,20 @@ class SearchAdapter:
         self._prng = np.zeros(1, dtype=np.int64)  # the compiled policies' own generator
         self._values = np.zeros(self.num_actions, dtype=np.float64)
         self._nets = NO_NETS  # the rollout network, set by policy_id("neural")
+
+    @property
+    def obs(self) -> np.ndarray:
+        """The float32 buffer the compiled parts encode observations into (networks' activations after)."""
+        return self._obs
+
+    @property
+    def nets(self) -> np.ndarray:
+        """The packed rollout networks (``NO_NETS`` unless ``policy_id("neural")`` set them)."""
+        return self._nets
+
+    def workspace(self):
+        """(iw, fw, prm): the compiled search's workspaces and this adapter's parameters (``KERNELS``)."""
+        return np.zeros(IW_SIZE, dtype=np.int64), np.zeros(FW_SIZE, dtype=np.float64), np.zeros(1, dtype=np.int64)
 
     def root(self, observation, action_mask, info) -> np.ndarray:
         return row_from_view(info["view"], self._template)

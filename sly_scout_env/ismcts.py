@@ -1,0 +1,540 @@
+"""The compiled ISMCTS: one search kernel for every game, the game's parts passed in compiled.
+
+The algorithm is the one of the ``ismcts`` bot (``sly_scout_env.agents.bots.ismcts``,
+whose docstring explains it): single-observer ISMCTS with availability counts, one value
+per seat (max^n), the hybrid opponent model, progressive widening on the heuristic's
+prior, random or compiled-policy rollouts. Here every iteration runs inside Numba:
+
+1. copy the root row and re-deal what the observer cannot know (the game's
+   ``determinize``), seed the row's generators from the search's own word;
+2. descend: at each node, the game's ``edge_keys`` lists the legal moves and what the
+   observer sees of each (its *key*); moves with one key form one edge. An opponent's
+   move under ``opponents="policy"`` is the compiled policy's; otherwise the node
+   expands an untried available edge (the prior's favourite under widening, else a
+   uniform draw) or follows the UCB edge among the available ones (each one's
+   availability count grows by one). A hidden detail inside an edge is the mover's
+   heuristic choice (``"hybrid"``) or a uniform draw (``"tree"``);
+3. roll out to the end with a compiled policy, score with the game's ``returns``;
+4. back up one reward per seat along the path.
+
+The tree lives in flat arrays, preallocated and reused across decisions: per node a
+visit count, an availability count and a value sum per seat (``tf``, ``ti``); per edge
+``(node, key)`` an entry of an open-addressing hash table holding the child node (-1
+until expanded) and the prior value (for widening). An edge's prior is kept from the
+iteration that first saw it, as in the Python search. When the tables fill up the kernel
+doubles them (rare: the arrays are returned and kept for the next decision).
+
+Random numbers: the search draws from a splitmix64 word of its own (``rng``), seeded by
+the bot; the row's deal generator and the rollout policy's word are seeded from it at
+each iteration. So a move depends only on the bot's seed, never on the thread count.
+
+The game's parts (its ``search`` role's ``KERNELS``) are compiled functions of the
+signatures below, passed as first-class functions: one search kernel, compiled and
+cached once, serves every game.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, types
+
+from ._rng import rng_below, rng_next
+
+# -- the game's parts: signatures ------------------------------------------------------------
+_I = types.int64
+_IA = types.int64[::1]
+_FA = types.float64[::1]
+_F32 = types.float32[::1]
+# mover(row) -> the seat to move, or -1 once the game is over
+SIG_MOVER = _I(_IA)
+# determinize(row, observer, rng, iw): re-deal in place what ``observer`` cannot know
+SIG_DETERMINIZE = _I(_IA, _I, _IA, _IA)
+# seed(row, word, prng): the row's deal generator and the rollout policy's word from ``word``
+SIG_SEED = _I(_IA, _I, _IA)
+# edge_keys(row, observer, iw, legal, keys, prm) -> n legal moves and the observer's key of each
+SIG_EDGE_KEYS = _I(_IA, _I, _IA, _IA, _IA, _IA)
+# apply(row, action, iw) -> 0, or negative on an engine error
+SIG_APPLY = _I(_IA, _I, _IA)
+# prior(row, observer, legal, n, rng, out, iw, fw, obs): the heuristic's value of legal[:n] into out[:n]
+SIG_PRIOR = _I(_IA, _I, _IA, _I, _IA, _FA, _IA, _FA, _F32)
+# best_action(row, actions, m, rng, iw, fw, obs, nets, prng): the mover's pick among actions[:m]
+SIG_BEST = _I(_IA, _IA, _I, _IA, _IA, _FA, _F32, _F32, _IA)
+# policy_action(row, policy, iw, obs, prng, nets) -> the compiled policy's move (negative: none)
+SIG_POLICY = _I(_IA, _I, _IA, _F32, _IA, _F32)
+# rollout(row, policy, iw, obs, prng, nets) -> 0, or negative when a policy found no move
+SIG_ROLLOUT = _I(_IA, _I, _IA, _F32, _IA, _F32)
+# returns(row, out, iw, prm): the final value per seat (points) into out
+SIG_RETURNS = _I(_IA, _FA, _IA, _IA)
+
+KERNEL_SIGNATURES = (SIG_MOVER, SIG_DETERMINIZE, SIG_SEED, SIG_EDGE_KEYS, SIG_APPLY, SIG_PRIOR, SIG_BEST,
+                     SIG_POLICY, SIG_ROLLOUT, SIG_RETURNS)
+KERNEL_NAMES = ("mover", "determinize", "seed", "edge_keys", "apply", "prior", "best_action", "policy_action",
+                "rollout", "returns")
+
+# -- configuration (cfg: int64, fcfg: float64) ------------------------------------------------
+C_PLAYERS = 0  # seats at the table
+C_TOP_K = 1  # progressive widening at the observer's nodes: top_k (0 = off)
+C_OPPONENTS = 2  # OPP_*
+C_ROLLOUT = 3  # the compiled rollout policy's id (the game's policies)
+C_VALUE = 4  # VALUE_*
+C_SIZE = 5
+F_C = 0  # UCB exploration constant
+F_SCORE_SCALE = 1  # points of margin that squash to tanh(1)
+F_SIZE = 2
+OPP_TREE, OPP_HYBRID, OPP_POLICY = 0, 1, 2
+OPPONENT_CODES = {"tree": OPP_TREE, "hybrid": OPP_HYBRID, "policy": OPP_POLICY}
+VALUE_WIN, VALUE_SCORE, VALUE_MIXED = 0, 1, 2
+VALUE_CODES = {"win": VALUE_WIN, "score": VALUE_SCORE, "mixed": VALUE_MIXED}
+
+# -- the tree ---------------------------------------------------------------------------------
+# ti[node, .]: integer statistics of a node (the edge that leads to it)
+T_VISITS = 0  # iterations through the node
+T_AVAIL = 1  # iterations in which its edge was available where the tree chose
+T_SIZE = 2
+# tf[node, .]: the value sum of each seat (max^n: each mover maximises its own)
+# meta: counters of the tree
+M_NODES = 0  # nodes in use (node 0 is the root)
+M_EDGES = 1  # hash entries in use
+M_SIZE = 2
+# The edge table: an open-addressing hash table of (node, key) -> child node and prior.
+E_EMPTY = np.int64(-(2**63))  # a free slot's key
+_KEY_MIX = np.int64(0x9E3779B97F4A7C15 - 2**64)  # Fibonacci hashing of the packed (node, key)
+
+# Error codes the kernel returns (a negative iteration count).
+ERR_ENGINE = -1  # the game's apply or edge_keys failed
+ERR_POLICY = -2  # a compiled policy found no legal move
+
+
+def new_tree(num_players: int, nodes: int = 1024):
+    """Empty tree arrays for ``nodes`` nodes (they grow as needed): (ti, tf, ek, ev, ep, meta)."""
+    edges = 1
+    while edges < 2 * nodes:
+        edges *= 2
+    ti = np.zeros((nodes, T_SIZE), dtype=np.int64)
+    tf = np.zeros((nodes, max(1, num_players)), dtype=np.float64)
+    ek = np.full(edges, E_EMPTY, dtype=np.int64)
+    ev = np.full(edges, -1, dtype=np.int64)
+    ep = np.full(edges, np.nan, dtype=np.float64)
+    meta = np.zeros(M_SIZE, dtype=np.int64)
+    return ti, tf, ek, ev, ep, meta
+
+
+@njit(cache=True)
+def _pack(node, key):
+    return (node << 32) ^ (key & 0xFFFFFFFF)
+
+
+@njit(cache=True)
+def _slot(ek, packed):
+    """The slot of ``packed`` in the edge table, or the free slot where it would go."""
+    mask = ek.shape[0] - 1
+    h = (packed * _KEY_MIX) >> np.int64(17)
+    i = h & mask
+    while ek[i] != E_EMPTY and ek[i] != packed:
+        i = (i + 1) & mask
+    return i
+
+
+@njit(cache=True)
+def _grow_edges(ek, ev, ep):
+    n = ek.shape[0] * 2
+    nk = np.full(n, E_EMPTY, dtype=np.int64)
+    nv = np.full(n, -1, dtype=np.int64)
+    npr = np.full(n, np.nan, dtype=np.float64)
+    for i in range(ek.shape[0]):
+        if ek[i] != E_EMPTY:
+            j = _slot(nk, ek[i])
+            nk[j] = ek[i]
+            nv[j] = ev[i]
+            npr[j] = ep[i]
+    return nk, nv, npr
+
+
+@njit(cache=True)
+def _grow_nodes(ti, tf):
+    n = ti.shape[0] * 2
+    ni = np.zeros((n, ti.shape[1]), dtype=np.int64)
+    nf = np.zeros((n, tf.shape[1]), dtype=np.float64)
+    ni[: ti.shape[0]] = ti
+    nf[: tf.shape[0]] = tf
+    return ni, nf
+
+
+@njit(cache=True)
+def reward(ret, n, mode, scale, out):
+    """Per-seat reward in [0, 1] from the final values ``ret[:n]`` (win share, squashed margin, or both)."""
+    best = ret[0]
+    for s in range(1, n):
+        if ret[s] > best:
+            best = ret[s]
+    k = 0
+    total = 0.0
+    for s in range(n):
+        total += ret[s]
+        if ret[s] == best:
+            k += 1
+    for s in range(n):
+        win = 1.0 / k if ret[s] == best else 0.0
+        squash = 0.5 + 0.5 * np.tanh((ret[s] - (total - ret[s]) / (n - 1)) / scale)
+        if mode == VALUE_WIN:
+            out[s] = win
+        elif mode == VALUE_SCORE:
+            out[s] = squash
+        else:
+            out[s] = 0.5 * (win + squash)
+
+
+@njit(cache=True)
+def _group(keys, n, ukeys, gfirst, gnext):
+    """The distinct keys of ``keys[:n]`` in order of first appearance into ``ukeys``; returns their count.
+
+    ``gfirst[g]``: the first legal index of group g; ``gnext[i]``: the next legal index with the
+    same key (-1 at the end). Keys of distinguishable moves are distinct action ids (>= 0); only
+    hidden details share a (negative) key, so only those are searched for.
+    """
+    m = 0
+    for i in range(n):
+        gnext[i] = -1
+        k = keys[i]
+        g = -1
+        if k < 0:
+            for j in range(m):
+                if ukeys[j] == k:
+                    g = j
+                    break
+        if g < 0:
+            ukeys[m] = k
+            gfirst[m] = i
+            m += 1
+        else:
+            j = gfirst[g]
+            while gnext[j] >= 0:
+                j = gnext[j]
+            gnext[j] = i
+    return m
+
+
+@njit(types.Tuple((_I, types.int64[:, ::1], types.float64[:, ::1], _IA, _IA, _FA))(
+    types.FunctionType(SIG_MOVER), types.FunctionType(SIG_DETERMINIZE), types.FunctionType(SIG_SEED),
+    types.FunctionType(SIG_EDGE_KEYS), types.FunctionType(SIG_APPLY), types.FunctionType(SIG_PRIOR),
+    types.FunctionType(SIG_BEST), types.FunctionType(SIG_POLICY), types.FunctionType(SIG_ROLLOUT),
+    types.FunctionType(SIG_RETURNS),
+    _IA, _I, _I, _IA, _IA, _FA,  # root_row, observer, iterations, rng, cfg, fcfg
+    _IA, _IA, _FA, _F32, _F32, _IA, _IA,  # row, iw, fw, obs, nets, prng, prm
+    # legal, keys, ukeys, gfirst, gnext, order, gslot, acts, path, pvals, ret, rew
+    _IA, _IA, _IA, _IA, _IA, _IA, _IA, _IA, _IA, _FA, _FA, _FA,
+    types.int64[:, ::1], types.float64[:, ::1], _IA, _IA, _FA, _IA,  # ti, tf, ek, ev, ep, meta
+), cache=True)
+def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, best_fn, policy_fn, rollout_fn,
+        returns_fn, root_row, observer, iterations, rng, cfg, fcfg, row, iw, fw, obs, nets, prng, prm,
+        legal, keys, ukeys, gfirst, gnext, order, gslot, acts, path, pvals, ret, rew, ti, tf, ek, ev, ep, meta):
+    """``iterations`` more iterations on the tree; returns (iterations done or an ERR_* code, and the
+    tree arrays, which are new arrays when they had to grow)."""
+    players = cfg[C_PLAYERS]
+    top_k = cfg[C_TOP_K]
+    opponents = cfg[C_OPPONENTS]
+    policy = cfg[C_ROLLOUT]
+    value = cfg[C_VALUE]
+    c = fcfg[F_C]
+    scale = fcfg[F_SCORE_SCALE]
+    if meta[M_NODES] == 0:  # a fresh tree: the root
+        ti[0, :] = 0
+        tf[0, :] = 0.0
+        meta[M_NODES] = 1
+    for it in range(iterations):
+        # 1. determinize
+        row[:] = root_row
+        determinize_fn(row, observer, rng, iw)
+        seed_fn(row, np.int64(rng_next(rng, 0)), prng)
+        node = 0
+        depth = 1
+        path[0] = 0
+        expanded = False
+        mover = mover_fn(row)
+        # 2. descend
+        while mover >= 0:
+            n = edge_keys_fn(row, observer, iw, legal, keys, prm)
+            if n <= 0:
+                return ERR_ENGINE, ti, tf, ek, ev, ep
+            while meta[M_NODES] + 1 >= ti.shape[0]:  # a level adds at most one node
+                ti, tf = _grow_nodes(ti, tf)
+            while 2 * (meta[M_EDGES] + n) >= ek.shape[0]:  # and at most n edges: keep the table half free
+                ek, ev, ep = _grow_edges(ek, ev, ep)
+            if mover != observer and opponents == OPP_POLICY:
+                a = policy_fn(row, policy, iw, obs, prng, nets)
+                if a < 0:
+                    return ERR_POLICY, ti, tf, ek, ev, ep
+                k = keys[0]
+                for i in range(n):
+                    if legal[i] == a:
+                        k = keys[i]
+                        break
+                s = _slot(ek, _pack(node, k))
+                if ek[s] == E_EMPTY:
+                    ek[s] = _pack(node, k)
+                    meta[M_EDGES] += 1
+                if ev[s] < 0:
+                    child = meta[M_NODES]
+                    meta[M_NODES] += 1
+                    ti[child, :] = 0
+                    tf[child, :] = 0.0
+                    ev[s] = child
+                if apply_fn(row, a, iw) != 0:
+                    return ERR_ENGINE, ti, tf, ek, ev, ep
+                node = ev[s]
+                path[depth] = node
+                depth += 1
+                mover = mover_fn(row)
+                continue
+            m = _group(keys, n, ukeys, gfirst, gnext)
+            # the edges of this node: each group's slot in the edge table, registered once per level
+            for g in range(m):
+                p = _pack(node, ukeys[g])
+                s = _slot(ek, p)
+                if ek[s] == E_EMPTY:
+                    ek[s] = p
+                    meta[M_EDGES] += 1
+                gslot[g] = s
+                order[g] = g
+            width = m
+            widen = top_k > 0 and mover == observer
+            if widen:
+                # progressive widening: the top_k + visits**0.25 edges the prior ranks best
+                missing = False
+                for g in range(m):
+                    if np.isnan(ep[gslot[g]]):
+                        missing = True
+                        break
+                if missing:
+                    prior_fn(row, observer, legal, n, rng, pvals, iw, fw, obs)
+                    for i in range(n):
+                        s = _slot(ek, _pack(node, keys[i]))
+                        if np.isnan(ep[s]):
+                            ep[s] = pvals[i]
+                # stable insertion sort of the groups by prior, best first
+                for g in range(1, m):
+                    x = order[g]
+                    px = ep[gslot[x]]
+                    j = g - 1
+                    while j >= 0 and ep[gslot[order[j]]] < px:
+                        order[j + 1] = order[j]
+                        j -= 1
+                    order[j + 1] = x
+                cap = top_k + int(ti[node, T_VISITS] ** 0.25)
+                if cap < width:
+                    width = cap
+            # 3. expand an untried edge, or follow the UCB edge
+            untried = 0
+            for j in range(width):
+                if ev[gslot[order[j]]] < 0:
+                    untried += 1
+            pick = -1
+            if untried > 0:
+                r = 0 if widen else rng_below(rng, 0, untried)  # widened: the prior's favourite
+                for j in range(width):
+                    if ev[gslot[order[j]]] < 0:
+                        if r == 0:
+                            pick = order[j]
+                            break
+                        r -= 1
+                child = meta[M_NODES]
+                meta[M_NODES] += 1
+                ti[child, :] = 0
+                tf[child, :] = 0.0
+                ev[gslot[pick]] = child
+                expanded = True
+            else:
+                for j in range(width):
+                    ti[ev[gslot[order[j]]], T_AVAIL] += 1
+                best = -1.0
+                for j in range(width):
+                    ch = ev[gslot[order[j]]]
+                    v = ti[ch, T_VISITS]
+                    ucb = tf[ch, mover] / v + c * np.sqrt(np.log(ti[ch, T_AVAIL]) / v)
+                    if ucb > best:
+                        best = ucb
+                        pick = order[j]
+                child = ev[gslot[pick]]
+            # the move behind the edge: its only action, or the hidden detail
+            i = gfirst[pick]
+            count = 0
+            while i >= 0:
+                acts[count] = legal[i]
+                count += 1
+                i = gnext[i]
+            if count == 1:
+                a = acts[0]
+            elif opponents == OPP_HYBRID:
+                a = best_fn(row, acts, count, rng, iw, fw, obs, nets, prng)
+            else:
+                a = acts[rng_below(rng, 0, count)]
+            if apply_fn(row, a, iw) != 0:
+                return ERR_ENGINE, ti, tf, ek, ev, ep
+            node = child
+            path[depth] = node
+            depth += 1
+            if expanded:
+                break
+            mover = mover_fn(row)
+        if expanded:
+            ti[path[depth - 1], T_AVAIL] += 1  # a new child was available when it was created
+        # 4. roll out and score
+        if mover_fn(row) >= 0:
+            if rollout_fn(row, policy, iw, obs, prng, nets) != 0:
+                return ERR_POLICY, ti, tf, ek, ev, ep
+        returns_fn(row, ret, iw, prm)
+        reward(ret, players, value, scale, rew)
+        # 5. back up
+        for d in range(depth):
+            nd = path[d]
+            ti[nd, T_VISITS] += 1
+            for s in range(players):
+                tf[nd, s] += rew[s]
+    return iterations, ti, tf, ek, ev, ep
+
+
+@njit(cache=True)
+def child_visits(ek, ev, ti, node, keys, n, out):
+    """Visits of the child behind each key of ``keys[:n]`` at ``node`` into ``out`` (0: never expanded)."""
+    for i in range(n):
+        s = _slot(ek, _pack(node, keys[i]))
+        out[i] = ti[ev[s], T_VISITS] if ek[s] != E_EMPTY and ev[s] >= 0 else 0
+
+
+@dataclass(frozen=True)
+class ChildStats:
+    """What the search found for one edge at the root (``CompiledSearch.last_root``)."""
+
+    visits: int
+    avail: int
+    value: tuple  # value sum per seat
+
+
+@dataclass(frozen=True)
+class RootStats:
+    """The root of the last search: its visits and its expanded children by key."""
+
+    visits: int
+    children: dict
+
+
+# Iterations per kernel call when a time limit is set (the clock is read between calls).
+TIME_CHUNK = 8
+
+
+class CompiledSearch:
+    """The compiled ISMCTS for one game adapter (the game's ``search`` role), reusable across decisions.
+
+    ``adapter``: a ``SearchAdapter`` of the game's ``search`` role (``workspace()``, ``obs``,
+    ``nets``, ``policy_id``, ``edge_keys``, ``num_actions``, ``num_players``) and ``kernels``
+    the role's ``KERNELS`` (the game's compiled parts, in the order of :data:`KERNEL_NAMES`). The parameters are those of the ``ismcts`` bot, already validated by it.
+    ``search(root_row, observer, rng)`` returns the action (``rng``: a numpy Generator, one draw
+    seeds the search's own generator word).
+    """
+
+    def __init__(self, adapter, kernels, *, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="mixed",
+                 score_scale=5.0, top_k=None, opponents="hybrid"):
+        self.adapter = adapter
+        self.kernels = tuple(kernels)
+        self.iterations = iterations
+        self.time_limit = time_limit
+        self.rollout_id = adapter.policy_id(rollout)  # sets the adapter's networks and obs buffer for neural
+        players = adapter.num_players
+        self.cfg = np.zeros(C_SIZE, dtype=np.int64)
+        self.cfg[C_PLAYERS] = players
+        self.cfg[C_TOP_K] = 0 if top_k is None else int(top_k)
+        self.cfg[C_OPPONENTS] = OPPONENT_CODES[opponents]
+        self.cfg[C_ROLLOUT] = self.rollout_id
+        self.cfg[C_VALUE] = VALUE_CODES[value]
+        self.fcfg = np.array([float(c), float(score_scale)], dtype=np.float64)
+        self.iw, self.fw, self.prm = adapter.workspace()
+        a = adapter.num_actions
+        self._row = None  # the iteration's row, sized from the first root
+        # legal, keys, ukeys, gfirst, gnext, order, gslot
+        self._ints = [np.zeros(a + 1, dtype=np.int64) for _ in range(7)]
+        self._acts = np.zeros(a + 1, dtype=np.int64)
+        self._path = np.zeros(1 << 14, dtype=np.int64)  # deeper than any game's length
+        self._pvals = np.zeros(a + 1, dtype=np.float64)
+        self._ret = np.zeros(max(players, 1), dtype=np.float64)
+        self._rew = np.zeros(max(players, 1), dtype=np.float64)
+        self._rng = np.zeros(1, dtype=np.int64)
+        self._prng = np.zeros(1, dtype=np.int64)
+        self.tree = new_tree(players)
+        self.last_iterations = 0
+        self._root_row = None
+        self._observer = None
+
+    def search(self, root_row: np.ndarray, observer: int, rng: np.random.Generator) -> int:
+        self._rng[0] = rng.integers(-(2**63), 2**63 - 1, dtype=np.int64)
+        ti, tf, ek, ev, ep, meta = self.tree
+        ek.fill(E_EMPTY)
+        ev.fill(-1)
+        ep.fill(np.nan)
+        meta[:] = 0
+        root = np.ascontiguousarray(root_row, dtype=np.int64)
+        if self._row is None or self._row.shape != root.shape:
+            self._row = np.zeros_like(root)
+        if self.time_limit is None:
+            done = self._run(root, observer, self.iterations)
+        else:
+            deadline = time.perf_counter() + self.time_limit
+            done = 0
+            while (self.iterations is None or done < self.iterations) and (done == 0 or time.perf_counter() < deadline):
+                step = TIME_CHUNK if self.iterations is None else min(TIME_CHUNK, self.iterations - done)
+                done += self._run(root, observer, step)
+        self.last_iterations = done
+        self._root_row, self._observer = root, observer
+        return self._choose(root, observer)
+
+    def _run(self, root, observer, iterations) -> int:
+        ti, tf, ek, ev, ep, meta = self.tree
+        legal, keys, ukeys, gfirst, gnext, order, gslot = self._ints
+        ad = self.adapter
+        done, ti, tf, ek, ev, ep = run(*self.kernels, root, int(observer), int(iterations), self._rng, self.cfg,
+                                       self.fcfg, self._row, self.iw, self.fw, ad.obs, ad.nets,
+                                       self._prng, self.prm, legal, keys, ukeys, gfirst, gnext, order, gslot, self._acts,
+                                       self._path, self._pvals, self._ret, self._rew, ti, tf, ek, ev, ep, meta)
+        self.tree = (ti, tf, ek, ev, ep, meta)
+        if done == ERR_POLICY:
+            raise RuntimeError("ismcts: a compiled rollout policy found no legal move")
+        if done < 0:
+            raise RuntimeError("ismcts: the game engine refused a move of the search (an engine error)")
+        return int(done)
+
+    def _root_edges(self, root, observer):
+        legal, keys = self._ints[0], self._ints[1]
+        n = self.adapter.edge_keys(root, observer, legal, keys)
+        ti, tf, ek, ev, ep, meta = self.tree
+        visits = np.zeros(n, dtype=np.int64)
+        child_visits(ek, ev, ti, 0, keys, n, visits)
+        return legal[:n].copy(), keys[:n].copy(), visits
+
+    def _choose(self, root, observer) -> int:
+        """The most visited edge at the root (ties: the smallest key, for determinism), as an action."""
+        legal, keys, visits = self._root_edges(root, observer)
+        best = None
+        for i in range(len(keys)):
+            if visits[i] > 0 and (best is None or visits[i] > visits[best]
+                                  or (visits[i] == visits[best] and keys[i] < keys[best])):
+                best = i
+        if best is None:  # pragma: no cover (every search expands at least one root edge)
+            raise RuntimeError("ismcts expanded no move at the root")
+        return int(legal[best])
+
+    @property
+    def last_root(self) -> RootStats | None:
+        """The last search's root: visits and, per expanded key, the child's statistics."""
+        if self._root_row is None:
+            return None
+        legal, keys, visits = self._root_edges(self._root_row, self._observer)
+        ti, tf, ek, ev, ep, meta = self.tree
+        children = {}
+        for i, k in enumerate(keys):
+            if visits[i] > 0:
+                s = _slot(ek, _pack(np.int64(0), np.int64(k)))
+                ch = ev[s]
+                children[int(k)] = ChildStats(int(ti[ch, T_VISITS]), int(ti[ch, T_AVAIL]), tuple(tf[ch]))
+        return RootStats(int(ti[0, T_VISITS]), children)
