@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_CPU)"
-	$(PY) -m pip install --quiet -e ".[dev,train,notebooks,web,ray]"
+	$(PY) -m pip install --quiet -e ".[dev,train,notebooks,web,ray,openspiel]"
 	touch $(STAMP)
 
 run: $(STAMP)

@@ -116,11 +116,19 @@ so a batched version loops rows with ``prange``. Nothing below allocates per mov
     ``row_from_view(view, ...) -> row``: a full row consistent with a redacted view;
     ``determinize(row, seat, rng, ...)``: re-deal in place every card ``seat`` cannot know.
 
+``bounds`` -- optional (:data:`OPTIONAL`): limits derived from the rules, for the OpenSpiel game
+    ``max_moves(options) -> int | None`` (None: the rules set no bound),
+    ``score_bounds(options, max_moves) -> (low, high)`` (``sly_scout_env.openspiel``'s
+    ``GameInfo``; ``options`` as ``rules.parse_options`` resolves them); see each game's
+    ``bounds.py``.
+
 ``search`` -- optional (:data:`OPTIONAL`): the parts the generic ``ismcts`` bot searches with
     ``SearchAdapter(num_players, options, **PARAMS)``: the adapter protocol of
     ``agents/bots/ismcts.py`` (root, determinize, edge keys, rollouts, returns ...);
     ``SearchAdapter.PARAMS`` its own bot parameters with their defaults,
-    ``SearchAdapter.BOT_DEFAULTS`` its defaults of the generic search parameters.
+    ``SearchAdapter.BOT_DEFAULTS`` its defaults of the generic search parameters;
+    ``KERNELS``: the compiled parts of the compiled search (``sly_scout_env.ismcts``: the
+    signatures, in the order of ``KERNEL_NAMES``).
 """
 
 from __future__ import annotations
@@ -149,5 +157,6 @@ CONTRACT: dict[str, tuple[str, ...]] = {
 # Roles a game may provide; when it does, its module defines these names.
 OPTIONAL: dict[str, tuple[str, ...]] = {
     "features": ("FEATURE_NAMES", "FEATURE_SIZE", "action_features", "features_of"),
-    "search": ("SearchAdapter",),
+    "search": ("SearchAdapter", "KERNELS"),
+    "bounds": ("max_moves", "score_bounds"),
 }

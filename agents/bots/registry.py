@@ -199,6 +199,9 @@ def _register_builtins() -> None:
                          "and rollouts; ismcts:guide=neural weights it by the network")
     register("ppo", f"{bots}.ppo:PPOAgent",
              description="MaskablePPO checkpoint (ppo:path=RUN/final.zip; masked argmax, deterministic=false samples)")
+    register("openspiel_ismcts", f"{bots}.openspiel_ismcts:OpenSpielISMCTSAgent", takes_game=True,
+             description="OpenSpiel's ISMCTSBot (random rollouts) on our OpenSpiel game, from the seat's view; "
+                         "needs the openspiel extra")
     register("neural", f"{bots}.neural:NeuralAgent",
              description="shipped policy network for the game and count, torch-free (neural:path=FILE.npz for yours)")
 
