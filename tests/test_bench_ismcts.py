@@ -1,0 +1,25 @@
+"""benchmarks/ismcts_speed.py runs end to end on a small size and writes its table."""
+
+import importlib.util
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.slow
+
+
+def test_the_speed_table_has_a_row_per_table_and_rollout(tmp_path):
+    spec = importlib.util.spec_from_file_location("ismcts_speed", ROOT / "benchmarks" / "ismcts_speed.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = tmp_path / "t.md"
+    assert mod.main(["--quick", "--rollouts", "random", "--out", str(out)]) == 0
+    rows = [ln for ln in out.read_text().splitlines() if ln.startswith("| ") and "players" not in ln]
+    from sly_scout_env.games import all_games
+
+    assert len(rows) == sum(len(s.player_counts) for s in all_games())
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[2] == "random" and float(cells[3].replace(",", "")) > 0 and cells[6].endswith("x")
