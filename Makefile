@@ -38,6 +38,7 @@ docs: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py --readme
+	$(PY) benchmarks/ismcts_speed.py --out benchmarks/ismcts_speed.md
 
 clean:
 	rm -rf $(VENV) build site *.egg-info
