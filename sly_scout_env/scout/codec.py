@@ -267,6 +267,10 @@ def _known(ld, v):
             _fail("known", flags, f"one bool per card of hand {s} ({len(hands[s])})")
         k = R.O_KNOWN + s * R.HAND_CAP
         ld.row[k : k + len(flags)] = [int(_bool("known", x)) for x in flags]
+        if ld.v["phase"] == "flip" and any(flags):
+            # The deal clears every flag and nothing is scouted before play: a set flag would make
+            # the observation show a card the view and the text hide.
+            _fail("known", flags, f"all false for hand {s} in the flip phase (nothing is scouted before play)")
 
 
 def _round_scores(ld, v):

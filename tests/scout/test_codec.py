@@ -257,3 +257,15 @@ def test_fuzz_mutated_state_dicts(n):
         assert np.array_equal(again._state, env._state)
         assert {k: out[k] for k in m} == m  # what was given reads back
     assert loaded  # some mutations (a small rng, a seat, a flag) keep the position valid
+
+
+def test_a_known_card_in_the_flip_phase_is_refused():
+    env = scout_v0.raw_env(num_players=3)
+    env.reset(seed=4)
+    d = env.unwrapped.state_dict()
+    assert d["phase"] == "flip"
+    bad = copy.deepcopy(d)
+    bad["known"][1][0] = True
+    with pytest.raises(ValueError, match="known.*flip phase"):
+        env.unwrapped.from_state_dict(bad)
+    assert env.unwrapped.state_dict() == d
