@@ -1,9 +1,10 @@
 """Fixtures of the web table's tests: a real uvicorn server on a free loopback port and a
 real Chromium (Debian's ``chromium`` package) driven by Playwright.
 
-The browser tests skip when Chromium or Playwright is missing, with a reason naming the
-package; under CI (``CI=true``) a missing browser fails them instead. A failing browser
-test leaves a screenshot in a temporary folder (its path is printed).
+The web tests need the web extra, the browser tests (``browser`` marker) Chromium and
+Playwright too: missing, they skip with a reason naming the install command, and under CI
+(``CI=true``) fail instead (``require`` of ``tests/conftest.py``). A failing browser test
+leaves a screenshot in a temporary folder (its path is printed).
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ import time
 
 import pytest
 
-pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
+from ..conftest import CHROMIUM, INSTALL_BROWSER, INSTALL_WEB, chromium, require
 
-CHROMIUM = "/usr/bin/chromium"
+for _module in ("starlette", "uvicorn", "httpx"):
+    require(_module, INSTALL_WEB)
+
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -63,22 +66,41 @@ def live_server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    missing = None
-    if not os.path.exists(CHROMIUM):
-        missing = f"Chromium is not installed at {CHROMIUM}: install Debian's `chromium` package " \
-                  "(apt-get install -y chromium)"
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing = missing or "Playwright is not installed (pip install playwright; the browser is Debian's `chromium`)"
-    if missing:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true and the browser tests cannot run: {missing}")
-        pytest.skip(missing)
+    require(chromium, INSTALL_BROWSER)
+    sync_playwright = require("playwright.sync_api", INSTALL_BROWSER).sync_playwright
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+def wait_js(pg, expression: str, timeout: float = 30_000) -> None:
+    """Wait until ``expression`` is true in the page, polled through ``page.evaluate``.
+
+    Playwright's ``wait_for_function`` compiles its predicate in the page with ``eval``,
+    which the page's CSP (no ``unsafe-eval``) refuses; ``evaluate`` goes through the
+    debugger protocol, which the CSP does not govern.
+    """
+    deadline = time.monotonic() + timeout / 1000
+    while True:
+        try:
+            if pg.evaluate(expression):
+                return
+        except Exception as exc:  # the page is navigating, or the expression failed
+            if "Execution context was destroyed" not in str(exc) and "navigat" not in str(exc):
+                raise
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"waited {timeout / 1000:.0f} s for {expression!r}")
+        time.sleep(0.03)
+
+
+def csp_violations(pg) -> list:
+    """The CSP violations of ``pg`` so far: the console's and the page's own record."""
+    try:
+        seen = pg.evaluate("window.__csp || []")
+    except Exception:  # the page is navigating
+        seen = []
+    return list(pg.csp_console) + seen
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -93,10 +115,15 @@ def page(browser, request):
     context = browser.new_context(viewport={"width": 1100, "height": 900})
     # Bots' moves at full speed in tests (the pace is the page's own setting).
     context.add_init_script("localStorage.setItem('sly-scout-pace', '0');")
+    # Content-Security-Policy violations, as the page sees them and as the console logs them.
+    context.add_init_script("window.__csp = []; document.addEventListener('securitypolicyviolation', "
+                            "e => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));")
     pg = context.new_page()
-    errors = []
+    errors, csp = [], []
     pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("console", lambda m: csp.append(m.text) if "Content Security Policy" in m.text else None)
     pg.js_errors = errors
+    pg.csp_console = csp
     yield pg
     rep = getattr(request.node, "rep_call", None)
     if rep is not None and rep.failed:

@@ -28,7 +28,8 @@ def server(tmp_path_factory):
 
 @pytest.fixture
 def http(server):
-    with httpx.Client(base_url=server.url, timeout=60) as c:
+    # Every request as JSON, as the page sends them (the server refuses anything else that changes state).
+    with httpx.Client(base_url=server.url, timeout=60, headers={"Content-Type": "application/json"}) as c:
         yield c
 
 
@@ -75,6 +76,33 @@ def test_new_game_with_bots_first_and_a_seed_replays_the_deal(http, server):
     assert a["view"] == player_view(full_state(server, a["id"]), 2)
 
 
+def test_seeds_are_strings_end_to_end(http, server):
+    """Seeds go up to 2**63 - 1; a JavaScript number holds integers exactly up to 2**53 only,
+    so the API answers seeds as strings and takes strings (and ints, for scripts and old saves)."""
+    big = 2**63 - 25  # rounds to 9223372036854775808 as a JavaScript number
+    a = new_game(http, seed=str(big))
+    assert a["seed"] == str(big) and server.app.state.store.get(a["id"]).match.seed == big
+    b = new_game(http, seed=big)
+    assert b["seed"] == str(big) and b["view"] == a["view"]
+    assert new_game(http, seed=" 123 ")["seed"] == "123"
+    fresh = new_game(http, seed=None)
+    assert isinstance(fresh["seed"], str) and fresh["seed"].isdigit()
+    again = new_game(http, seed=fresh["seed"])
+    assert again["view"] == fresh["view"]
+    # The download keeps an int (the format of `sly-scout play`, whose saves hold ints) ...
+    data = http.get(f"/api/games/{a['id']}/save").json()
+    assert data["seed"] == big
+    # ... and an upload takes either.
+    for seed in (big, str(big)):
+        up = http.post("/api/games/upload", json=data | {"seed": seed})
+        assert up.status_code == 201 and up.json()["seed"] == str(big), up.text
+    before = http.get("/api/games").json()["games"]
+    for bad in ("abc", "-1", "1e5", "0x10", str(2**63), "", "١٢", 2**63, 1.5, True, [1]):
+        err = refused(http.post("/api/games", json={"game": "scout", "seed": bad}), "seed")
+        assert "string of digits" in err["error"]
+    assert http.get("/api/games").json()["games"] == before
+
+
 def test_moves_return_the_bots_events_and_the_new_table(http, server):
     t = new_game(http, game="sly", players=3, bots=["greedy", "ismcts:iterations=10"], seed=9)
     lay = next(m for m in t["legal"] if m["move"]["type"] == "lay")
@@ -82,7 +110,7 @@ def test_moves_return_the_bots_events_and_the_new_table(http, server):
     assert r.status_code == 200, r.text
     out = r.json()
     assert [e["seat"] for e in out["events"]] == [0, 1, 2]
-    assert out["events"][0]["lines"][0] == f"player_0 (you): {lay['text']}"
+    assert out["events"][0]["lines"][0] == f"You: {lay['text']}"
     for e in out["events"][1:]:
         assert "lay a card face down" in e["lines"][0] or "expose" in e["lines"][0] or "reveal" in e["lines"][0]
     assert out["table"]["moves_played"] == 3 and out["table"]["your_turn"]
@@ -216,6 +244,13 @@ def test_state_dir_survives_a_restart_and_play_reads_the_download(tmp_path, http
     assert up.status_code == 201, up.text
     up = up.json()
     assert up["id"] != t["id"] and up["view"] == t["view"] and up["moves_played"] == t["moves_played"]
+    # The move log in the file ("web") comes along, with a line saying where it came from.
+    assert up["log"][:-1] == t["log"] and "uploaded" in up["log"][-1]["lines"][0]
+    # A log that is not one (a seat out of range, no lines, not text) is replaced by one line.
+    for bad in ([{"seat": 9, "lines": ["x"]}], [{"seat": 0, "lines": []}], [{"seat": 0, "lines": [1]}], "log",
+                [{"seat": 0, "lines": ["x"], "html": "<b>"}]):
+        up = http.post("/api/games/upload", json=data | {"web": {"log": bad}})
+        assert up.status_code == 201 and len(up.json()["log"]) == 1 and "Resumed" in up.json()["log"][0]["lines"][0]
 
 
 def test_bad_uploads_are_refused(http):

@@ -19,8 +19,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def serve(tmp_path, *args):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.Popen([sys.executable, "-m", "sly_scout_env.agents", "serve", "--state-dir", str(tmp_path), *args],
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    command = [sys.executable, "-m", "sly_scout_env.agents", "serve", "--state-dir", str(tmp_path), *args]
+    return subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
 
 
 def wait_up(url, proc):
@@ -60,3 +60,27 @@ def test_serve_refuses_a_bad_checkpoint_argument(tmp_path):
 def test_is_loopback():
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5") and not is_loopback("example.org")
+
+
+def test_serve_refuses_foreign_hosts_and_cross_site_posts(tmp_path):
+    """The two attacks on the real process: a page of another site posting a game as
+    text/plain (used to give 201) and a request for another host name (used to give 200)."""
+    port = free_port()
+    proc = serve(tmp_path, "--port", str(port), "--allow-host", "mybox.lan")
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_up(url, proc)
+        body = '{"game": "sly", "players": 2, "bots": ["random"]}'
+        r = httpx.post(url + "/api/games", content=body,
+                       headers={"Content-Type": "text/plain", "Origin": "http://evil.example.com"}, timeout=10)
+        assert r.status_code == 403
+        r = httpx.get(url + "/", headers={"Host": "evil.example.com"}, timeout=10)
+        assert r.status_code == 400 and "sly-scout" not in r.text
+        assert httpx.get(url + "/api/games", timeout=10).json()["games"] == []
+        assert httpx.get(url + "/", headers={"Host": f"mybox.lan:{port}"}, timeout=10).status_code == 200
+        r = httpx.post(url + "/api/games", content=body, headers={"Content-Type": "application/json"}, timeout=30)
+        assert r.status_code == 201
+        assert "content-security-policy" in r.headers
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=20)

@@ -2,6 +2,7 @@
 
 API (documented in docs/web.md; the page uses nothing else):
 
+    GET    /api/openapi.json             this API as an OpenAPI 3.1 document
     GET    /api/setup                    games, player counts, options, bots, limits
     GET    /api/games                    the games kept (summaries)
     POST   /api/games                    {"game", "players", "seat", "bots", "options", "seed"} -> table
@@ -13,6 +14,8 @@ API (documented in docs/web.md; the page uses nothing else):
     DELETE /api/games/{id}
 
 Bad input: 400 ``{"error", "field", "allowed"}`` and nothing changes; unknown id: 404.
+Every request passes the safety rules of :mod:`.guard` first (Host allow-list; POST and
+DELETE only as JSON from the page's own origin: 400/403; security headers on every answer).
 Moves and bots run in worker threads, so the event loop keeps serving while a bot thinks.
 """
 
@@ -28,6 +31,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from sly_scout_env.agents.ui.web import guard, openapi, words
 from sly_scout_env.agents.ui.web.session import (
     BadInput,
     Store,
@@ -70,10 +74,15 @@ async def _read_json(request: Request, limit: int):
 
 
 def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAMES,
-               max_body: int = DEFAULT_MAX_BODY, checkpoints: dict | None = None) -> Starlette:
-    """The app; games are kept under ``state_dir`` (None: in memory only)."""
+               max_body: int = DEFAULT_MAX_BODY, checkpoints: dict | None = None,
+               hosts: list[str] | None = None) -> Starlette:
+    """The app; games are kept under ``state_dir`` (None: in memory only).
+
+    ``hosts``: the Host names served (default: the loopback names, :func:`guard.allowed_hosts`).
+    """
     api = _Api(state_dir, max_games, max_body, dict(checkpoints or {}))
-    app = Starlette(routes=_routes(api), exception_handlers={BadInput: _bad_input, NotFound: _not_found})
+    app = Starlette(routes=_routes(api), exception_handlers={BadInput: _bad_input, NotFound: _not_found},
+                    middleware=guard.middleware(list(hosts) if hosts is not None else guard.allowed_hosts()))
     app.state.store = api.store
     return app
 
@@ -81,7 +90,8 @@ def create_app(state_dir: str | None = None, *, max_games: int = DEFAULT_MAX_GAM
 def _routes(api: _Api) -> list:
     """The page, the API (module docstring) and the static files."""
     return [
-        Route("/", _index),
+        Route("/", _index, include_in_schema=False),
+        Route("/api/openapi.json", _openapi, include_in_schema=False),
         Route("/api/setup", api.setup),
         Route("/api/games", api.list_games, methods=["GET"]),
         Route("/api/games", api.create, methods=["POST"]),
@@ -106,24 +116,81 @@ class _Api:
 
     # -- what the page can set up, and the games kept --------------------------------------
     async def setup(self, request: Request) -> JSONResponse:
+        """What the start page offers.
+        ---
+        summary: games, player counts, options, bots (with levels), limits
+        responses:
+          200:
+            description: the setup
+            content: {application/json: {schema: {$ref: "#/components/schemas/Setup"}}}
+        """
         games = [_game_setup(spec, self.checkpoints) for spec in all_games()]
         return JSONResponse({"games": games, "max_games": self.max_games, "max_body": self.max_body,
                              "skipped_saves": self.store.skipped})
 
     async def list_games(self, request: Request) -> JSONResponse:
+        """The games kept.
+        ---
+        summary: the games kept, most recently played first
+        responses:
+          200:
+            description: summaries
+            content: {application/json: {schema: {$ref: "#/components/schemas/GameList"}}}
+        """
         return JSONResponse({"games": self.store.list()})
 
     # -- starting a game: new, uploaded, rematch -------------------------------------------
     async def create(self, request: Request) -> JSONResponse:
+        """A new game.
+        ---
+        summary: start a match; the bots seated before you move first
+        requestBody:
+          required: true
+          content: {application/json: {schema: {$ref: "#/components/schemas/NewGame"}}}
+        responses:
+          201:
+            description: the table
+            content: {application/json: {schema: {$ref: "#/components/schemas/Table"}}}
+          400: {$ref: "#/components/responses/BadInput"}
+          403: {$ref: "#/components/responses/Foreign"}
+          500: {$ref: "#/components/responses/BotFailed"}
+        """
         args = check_new_game(await _read_json(request, self.max_body), self.checkpoints)
         return await self._start(WebGame.new, new_id(), args["game"], args["players"], args["seat"],
                                  args["options"], args["bots"], args["seed"])
 
     async def upload(self, request: Request) -> JSONResponse:
+        """A game from a save file.
+        ---
+        summary: continue a saved game (a download here, or a save of `sly-scout play`) as a new game
+        requestBody:
+          required: true
+          content: {application/json: {schema: {$ref: "#/components/schemas/Save"}}}
+        responses:
+          201:
+            description: the table of the new game, at the saved position
+            content: {application/json: {schema: {$ref: "#/components/schemas/Table"}}}
+          400: {$ref: "#/components/responses/BadInput"}
+          403: {$ref: "#/components/responses/Foreign"}
+          500: {$ref: "#/components/responses/BotFailed"}
+        """
         data = await _read_json(request, self.max_body)
         return await self._start(WebGame.from_save, new_id(), data, self.checkpoints)
 
     async def rematch(self, request: Request) -> JSONResponse:
+        """The same setup, a fresh deal.
+        ---
+        summary: a new game with the same seats, bots and options and a fresh seed
+        parameters: [{$ref: "#/components/parameters/GameId"}]
+        responses:
+          201:
+            description: the new table
+            content: {application/json: {schema: {$ref: "#/components/schemas/Table"}}}
+          400: {$ref: "#/components/responses/BadInput"}
+          403: {$ref: "#/components/responses/Foreign"}
+          404: {$ref: "#/components/responses/NotFound"}
+          500: {$ref: "#/components/responses/BotFailed"}
+        """
         m = self.find(request).match
         return await self._start(WebGame.new, new_id(), m.game, m.players, m.seat, m.options, m.opponents,
                                  fresh_seed())
@@ -162,9 +229,35 @@ class _Api:
         return g
 
     async def get_game(self, request: Request) -> JSONResponse:
+        """One table.
+        ---
+        summary: the table as your seat sees it (as of the last finished move)
+        parameters: [{$ref: "#/components/parameters/GameId"}]
+        responses:
+          200:
+            description: the table
+            content: {application/json: {schema: {$ref: "#/components/schemas/Table"}}}
+          404: {$ref: "#/components/responses/NotFound"}
+        """
         return JSONResponse(self.find(request).snapshot)
 
     async def move(self, request: Request) -> JSONResponse:
+        """Your move and the bots' replies.
+        ---
+        summary: play a legal move; the bots answer until your next turn or the end
+        parameters: [{$ref: "#/components/parameters/GameId"}]
+        requestBody:
+          required: true
+          content: {application/json: {schema: {$ref: "#/components/schemas/Move"}}}
+        responses:
+          200:
+            description: one event per move (yours first), and the new table
+            content: {application/json: {schema: {$ref: "#/components/schemas/MoveAnswer"}}}
+          400: {$ref: "#/components/responses/BadInput"}
+          403: {$ref: "#/components/responses/Foreign"}
+          404: {$ref: "#/components/responses/NotFound"}
+          500: {$ref: "#/components/responses/BotFailed"}
+        """
         g = self.find(request)
         body = _check_move(await _read_json(request, self.max_body), g)
 
@@ -183,6 +276,16 @@ class _Api:
         return JSONResponse(out, status_code=500 if "error" in out else 200)
 
     async def download(self, request: Request) -> Response:
+        """The save file.
+        ---
+        summary: the game as a `sly-scout play --resume` file (every hand in it)
+        parameters: [{$ref: "#/components/parameters/GameId"}]
+        responses:
+          200:
+            description: the save file (an attachment)
+            content: {application/json: {schema: {$ref: "#/components/schemas/Save"}}}
+          404: {$ref: "#/components/responses/NotFound"}
+        """
         g = self.find(request)
         with g.lock:
             data = g.save_data()
@@ -190,6 +293,18 @@ class _Api:
             "Content-Disposition": f'attachment; filename="sly-scout-{g.match.game}-{g.id}.json"'})
 
     async def delete(self, request: Request) -> JSONResponse:
+        """Forget a game.
+        ---
+        summary: delete a game (and its file in the state directory)
+        parameters: [{$ref: "#/components/parameters/GameId"}]
+        responses:
+          200:
+            description: deleted
+            content: {application/json: {schema: {$ref: "#/components/schemas/Deleted"}}}
+          400: {$ref: "#/components/responses/BadInput"}
+          403: {$ref: "#/components/responses/Foreign"}
+          404: {$ref: "#/components/responses/NotFound"}
+        """
         game_id = request.path_params["game_id"]
         if not self.store.delete(game_id):
             raise NotFound(game_id)
@@ -202,8 +317,9 @@ def _game_setup(spec, checkpoints: dict) -> dict:
         "name": spec.name, "title": spec.title, "player_counts": list(spec.player_counts),
         "default_players": spec.default_players,
         "options": [{"name": o.name, "default": o.default, "choices": list(o.choices) if o.choices else None,
-                     "help": o.help} for o in spec.options],
+                     "help": o.help} | words.option_words(spec.name, o) for o in spec.options],
         "bots": bot_catalogue(spec.name, checkpoints),
+        "levels": words.levels(spec.name),
     }
 
 
@@ -218,6 +334,10 @@ def _check_move(body, g: WebGame) -> dict:
         raise BadInput("action", "field 'action' is missing: give the id of a legal move",
                        [m["id"] for m in g.snapshot["legal"]])
     return body
+
+
+async def _openapi(request: Request) -> JSONResponse:
+    return JSONResponse(openapi.document(request.app.routes))
 
 
 async def _index(request: Request) -> FileResponse:

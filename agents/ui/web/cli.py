@@ -33,6 +33,10 @@ def add_serve_parser(subparsers) -> argparse.ArgumentParser:
                    help="address to bind (default 127.0.0.1: this machine only; anything else is reachable "
                         "by others and prints a warning)")
     p.add_argument("--port", type=positive_int, default=8765, help="port (default 8765)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="also answer requests for this host name or address (repeatable); by default only "
+                        "127.0.0.1, localhost, [::1] and the --host address are served, so a page of another "
+                        "site whose name points here (DNS rebinding) is refused")
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
     p.add_argument("--state-dir", default=None,
                    help=f"where games are saved, so they survive a restart (default {default_state_dir()})")
@@ -61,6 +65,7 @@ def run_serve(args, err=None) -> int:
         import uvicorn
 
         from sly_scout_env.agents.ui.web.app import DEFAULT_MAX_BODY, DEFAULT_MAX_GAMES, create_app
+        from sly_scout_env.agents.ui.web.guard import allowed_hosts, host_name
         from sly_scout_env.agents.ui.web.session import parse_checkpoints
     except ImportError as exc:
         print(f"sly-scout serve: the web extra is not installed ({exc}); "
@@ -73,14 +78,17 @@ def run_serve(args, err=None) -> int:
         return 2
     state_dir = args.state_dir or default_state_dir()
     app = create_app(state_dir, max_games=args.max_games or DEFAULT_MAX_GAMES,
-                     max_body=args.max_body or DEFAULT_MAX_BODY, checkpoints=checkpoints)
+                     max_body=args.max_body or DEFAULT_MAX_BODY, checkpoints=checkpoints,
+                     hosts=allowed_hosts(args.host, args.allow_host))
     store = app.state.store
     for line in store.skipped:
         print(f"sly-scout serve: warning: a saved game could not be loaded: {line}", file=err)
     if not is_loopback(args.host):
         print(f"sly-scout serve: WARNING: bound to {args.host}, not to this machine only: anyone who can reach "
-              f"port {args.port} can start and play games here. Use --host 127.0.0.1 to keep it local.", file=err)
-    url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}/"
+              f"port {args.port} can start and play games here. Use --host 127.0.0.1 to keep it local. "
+              f"Requests are answered only for the host names {', '.join(allowed_hosts(args.host, args.allow_host))}"
+              "; add the name others use with --allow-host NAME.", file=err)
+    url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else host_name(args.host)}:{args.port}/"
     print(f"sly-scout serve: {url}  (games in {state_dir}, {len(store.games)} kept; Ctrl-C stops)", file=err)
     if args.open:
         import threading

@@ -15,18 +15,20 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import secrets
+import tempfile
 import threading
 import time
 
 import numpy as np
 
+from sly_scout_env.agents.bots.registry import available, format_spec, parse_spec, registration
+from sly_scout_env.agents.ui.play import Match, check_save, check_setup
+from sly_scout_env.agents.ui.web import summary, words
 from sly_scout_env.checks import check_choice, is_int
 from sly_scout_env.games import GAMES, get_game
 from sly_scout_env.views import player_view
-
-from sly_scout_env.agents.ui.play import Match, check_save, check_setup
-from sly_scout_env.agents.bots.registry import available, format_spec, parse_spec, registration
 
 # Parameters a web request may give a bot, with their (lowest, highest) value.
 # Anything else (above all a file path) is refused.
@@ -40,6 +42,11 @@ CHECKPOINT_KEY = "checkpoint"
 PATH_KEY = "path"
 WEB_LOG_KEY = "web"
 MAX_SEED = 2**63 - 1
+# Files of the state directory: <id>.json; temporary files while a save is written; set-aside/.
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+TEMP_SUFFIX = ".tmp"
+ASIDE_DIR = "set-aside"
+MAX_MOVES = 10**6  # moves_played in a save: far beyond any real match
 
 
 class BadInput(ValueError):
@@ -83,12 +90,17 @@ def bot_catalogue(game: str, checkpoints: dict) -> list[dict]:
         if name in CHECKPOINT_BOTS:
             continue
         params = {k: list(v) for k, v in WEB_PARAMS.get(name, {}).items()}
-        out.append({"spec": name, "name": name, "description": reg.description, "params": params})
+        out.append({"spec": name, "name": name, "label": words.bot_label(name), "description": reg.describe(game),
+                    "params": params, "players": list(get_game(game).player_counts)})
+    if "neural" in available(game) and words.neural_counts(game):  # the shipped networks: no file from the request
+        out.append({"spec": "neural", "name": "neural", "label": words.bot_label("neural"),
+                    "description": registration("neural").describe(game), "params": {},
+                    "players": list(words.neural_counts(game))})
     for cname, (bot, path) in sorted(checkpoints.items()):
         if game in registration(bot).games:
-            out.append({"spec": f"{bot}:{CHECKPOINT_KEY}={cname}", "name": cname,
+            out.append({"spec": f"{bot}:{CHECKPOINT_KEY}={cname}", "name": cname, "label": cname,
                         "description": f"{bot} checkpoint {os.path.basename(path)!r} allowed by the server",
-                        "params": {}})
+                        "params": {}, "players": list(get_game(game).player_counts)})
     return out
 
 
@@ -105,6 +117,8 @@ def check_bot(spec, game: str, field: str, checkpoints: dict) -> str:
     if game not in registration(name).games:
         raise BadInput(field, f"{field}: bot {name!r} does not play {game}; allowed: {', '.join(offered)}", offered)
     allowed = WEB_PARAMS.get(name, {})
+    if name == "neural" and not kwargs:  # the network shipped for the table (refused at the start if none)
+        return name
     if name in CHECKPOINT_BOTS:
         mine = {c: p for c, (b, p) in checkpoints.items() if b == name}
         if set(kwargs) == {CHECKPOINT_KEY} and kwargs[CHECKPOINT_KEY] in mine:
@@ -191,18 +205,88 @@ def check_new_game(body: dict, checkpoints: dict, *, check_bots: bool = True) ->
                                "in seat order", [b["spec"] for b in bot_catalogue(game, checkpoints)])
     if check_bots:
         bots = [check_bot(b, game, f"bots[{i}]", checkpoints) for i, b in enumerate(bots)]
-    seed = body.get("seed")
-    if seed is not None and (not is_int(seed) or not 0 <= seed <= MAX_SEED):
-        raise BadInput("seed", f"seed={seed!r} is not allowed; allowed values: none or an int from 0 to {MAX_SEED}",
-                       f"null or an int from 0 to {MAX_SEED}")
+    seed = check_seed(body.get("seed"))
     if seed is None:
         seed = fresh_seed()
     return {"game": game, "players": players, "seat": seat, "options": options, "bots": bots, "seed": int(seed)}
 
 
+def check_seed(seed) -> int | None:
+    """A seed as the API takes it: null, a string of decimal digits (what the page sends:
+    seeds go up to 2**63 - 1, beyond the 2**53 a JavaScript number holds exactly) or an int
+    (scripts, and saves written by ``sly-scout play``); BadInput otherwise."""
+    allowed = f"null or a string of digits (or an int) from 0 to {MAX_SEED}"
+    value = seed
+    if isinstance(seed, str):
+        text = seed.strip()
+        value = int(text) if text.isascii() and text.isdigit() and len(text) <= 19 else None
+    elif seed is not None and not is_int(seed):
+        value = None
+    if seed is not None and (value is None or not 0 <= value <= MAX_SEED):
+        raise BadInput("seed", f"seed={seed!r} is not allowed; allowed values: {allowed}", allowed)
+    return None if value is None else int(value)
+
+
+def check_log(log, players: int) -> list | None:
+    """A saved move log (``[{"seat": seat or null, "lines": [text, ...]}]``), or None when it is not one.
+
+    The page shows it as text only; an uploaded log is the uploader's own account of the game.
+    """
+    if not isinstance(log, list):
+        return None
+    out = []
+    for e in log:
+        if not isinstance(e, dict) or set(e) != {"seat", "lines"}:
+            return None
+        seat, lines = e["seat"], e["lines"]
+        if not (seat is None or (is_int(seat) and 0 <= seat < players)):
+            return None
+        if not isinstance(lines, list) or not lines or not all(isinstance(x, str) for x in lines):
+            return None
+        out.append({"seat": seat, "lines": list(lines)})
+    return out
+
+
 def fresh_seed() -> int:
     """A seed from the OS's entropy (shown on the page, so the deal can be replayed)."""
     return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+class WebMatch(Match):
+    """:class:`Match`, remembering the last move made (a bot's too: the round summaries replay it)."""
+
+    last_action: int | None = None
+
+    def step(self, actor: int, action: int) -> None:
+        self.last_action = int(action)
+        super().step(actor, action)
+
+    def who(self, s: int) -> str:
+        """A seat's name for people: "You", or the bot and its 1-based seat."""
+        return words.seat_name(s, self.seat, None if s == self.seat else self.bots[s].name)
+
+    def say(self, text: str = "") -> None:
+        super().say(words.for_people(text, self.who))
+
+    def legal_moves(self) -> list[tuple[int, str]]:
+        return [(a, words.for_people(text, self.who)) for a, text in super().legal_moves()]
+
+
+def check_round_ends(value, game: str, players: int) -> list:
+    """Saved round summaries (:mod:`summary`'s, of this game and player count), or [] when they are not."""
+    keys = summary.SEAT_KEYS.get(game)
+    if not isinstance(value, list) or keys is None:
+        return []
+    for r in value:
+        if not (isinstance(r, dict) and r.get("game") == game and is_int(r.get("round"))
+                and isinstance(r.get("seats"), list) and len(r["seats"]) == players):
+            return []
+        for s, part in enumerate(r["seats"]):
+            if not (isinstance(part, dict) and keys <= set(part) and part["seat"] == s
+                    and all(is_int(part[k]) for k in keys - {"seat", "hand", "hand_counted"})
+                    and (part["hand"] is None or isinstance(part["hand"], list))):
+                return []
+    return value
 
 
 class WebGame:
@@ -212,6 +296,8 @@ class WebGame:
         self.id = game_id
         self.match = match
         self.log = list(log or [])
+        # One summary per finished round (summary.round_end): hands face up, the scoring.
+        self.round_ends: list[dict] = []
         self.created = created or time.time()
         self.updated = self.created
         # Held while a move and the bots' replies are computed (in a worker thread).
@@ -223,7 +309,7 @@ class WebGame:
     @classmethod
     def new(cls, game_id: str, game: str, players: int, seat: int, options: dict, bots: list, seed: int):
         try:
-            match = Match(game, players, check_setup(game, players, bots, seat), seed, seat, options, io.StringIO())
+            match = WebMatch(game, players, check_setup(game, players, bots, seat), seed, seat, options, io.StringIO())
         except ValueError as exc:  # a bot that refuses its parameters (options were checked before)
             raise BadInput("bots", str(exc), [b["spec"] for b in bot_catalogue(game, {})]) from None
         match.env.reset(seed=seed)
@@ -249,14 +335,25 @@ class WebGame:
         opponents = setup["bots"]
         g = cls.new(game_id, setup["game"], setup["players"], setup["seat"], setup["options"], opponents,
                     setup["seed"])
+        for key, ok, what in (("moves_played", lambda v: is_int(v) and 0 <= v <= MAX_MOVES,
+                               f"an int from 0 to {MAX_MOVES}"),
+                              ("bot_rng_states", lambda v: isinstance(v, dict), "an object (seat: generator state)")):
+            if key in data and data[key] is not None and not ok(data[key]):
+                raise BadInput(key, f"{key}={data[key]!r} is not allowed; allowed values: {what}", what)
         try:
             g.match.restore(data)
         except (ValueError, TypeError, KeyError) as exc:
             raise BadInput("state", f"the saved state is refused: {exc}") from None
         web = data.get(WEB_LOG_KEY) if isinstance(data.get(WEB_LOG_KEY), dict) else {}
-        log = web.get("log") if trusted else None
-        g.log = log if isinstance(log, list) else [{"seat": None, "lines": [
-            f"Resumed a saved {setup['game']} game ({g.match.moves_played} moves played)."]}]
+        log = check_log(web.get("log"), setup["players"])
+        if log is None:  # a save of `sly-scout play` (no web log), or a log that is not one
+            log = [{"seat": None, "lines": [
+                f"Resumed a saved {setup['game']} game ({g.match.moves_played} moves played)."]}]
+        elif not trusted:
+            log.append({"seat": None, "lines": [f"Continued from an uploaded file ({g.match.moves_played} moves "
+                                                "played)."]})
+        g.log = log
+        g.round_ends = check_round_ends(web.get("round_ends"), setup["game"], setup["players"])
         g.created = float(web.get("created", time.time())) if trusted else time.time()
         g.updated = float(web.get("updated", g.created)) if trusted else g.created
         g.snapshot = g.public()
@@ -264,7 +361,8 @@ class WebGame:
 
     def web_extra(self) -> dict:
         """The web log and times, saved under ``"web"`` next to play's fields (play ignores them)."""
-        return {WEB_LOG_KEY: {"id": self.id, "log": self.log, "created": self.created, "updated": self.updated}}
+        return {WEB_LOG_KEY: {"id": self.id, "log": self.log, "round_ends": self.round_ends,
+                              "created": self.created, "updated": self.updated}}
 
     def save_data(self) -> dict:
         """``sly-scout play``'s save (a download), with :meth:`web_extra`."""
@@ -280,16 +378,24 @@ class WebGame:
 
     def _step(self, seat: int, action: int | None) -> dict:
         """One move (the human's ``action``, or the bot's choice when None) as a log event."""
-        self.match.out = io.StringIO()
+        m = self.match
+        m.out = io.StringIO()
+        before = m.env.state_dict()
         if action is None:
-            self.match.bot_move(seat)
+            m.bot_move(seat)
         else:
-            self.match.step(seat, action)
-        lines = self.match.out.getvalue().rstrip("\n").split("\n")
+            m.step(seat, action)
+        lines = m.out.getvalue().rstrip("\n").split("\n")
         event = {"seat": seat, "lines": lines}
         self.log.append(event)
         self.updated = time.time()
-        return dict(event, view=self.view(), to_act=self.to_act())
+        out = dict(event, view=self.view(), to_act=self.to_act())
+        ended = summary.round_end(m.game, m.options, before, m.env.state_dict(), m.last_action, m.seat)
+        if ended is not None:
+            self.round_ends.append(ended)
+            out["round_end"] = ended
+        return out
+
 
     def play(self, action, turn=None) -> list[dict]:
         """The human's move, then the bots' replies until the human's turn or the end."""
@@ -344,9 +450,10 @@ class WebGame:
             "title": spec.title,
             "players": m.players,
             "seat": m.seat,
-            "seed": m.seed,
+            "seed": str(m.seed),  # a string: JavaScript numbers hold integers up to 2**53 only
             "options": m.options,
-            "seating": [{"seat": s, "name": "you" if s == m.seat else m.bots[s].name} for s in range(m.players)],
+            "seating": [{"seat": s, "name": m.who(s), "bot": None if s == m.seat else m.bots[s].name}
+                        for s in range(m.players)],
             "moves_played": m.moves_played,
             "to_act": self.to_act(),
             "your_turn": self.your_turn(),
@@ -355,12 +462,14 @@ class WebGame:
             "view": view,
             "legal": legal,
             "log": self.log,
+            "round_end": self.round_ends[-1] if self.round_ends else None,
         }
 
     def summary(self) -> dict:
         m = self.match
-        return {"id": self.id, "game": m.game, "players": m.players, "seat": m.seat, "over": self.over,
-                "moves_played": m.moves_played, "opponents": m.opponents, "created": self.created,
+        return {"id": self.id, "game": m.game, "title": get_game(m.game).title, "players": m.players,
+                "seat": m.seat, "over": self.over, "moves_played": m.moves_played, "opponents": m.opponents,
+                "opponent_labels": [words.bot_label(o) for o in m.opponents], "created": self.created,
                 "updated": self.updated}
 
 
@@ -369,14 +478,22 @@ def new_id() -> str:
 
 
 class Store:
-    """The games kept, at most ``max_games``, each saved as ``STATE_DIR/<id>.json``."""
+    """The games kept, at most ``max_games``, each saved as ``STATE_DIR/<id>.json``.
+
+    Saves are atomic: the file is written under a temporary name in the same folder,
+    flushed to disk, then renamed over the old one (``os.replace``), so a server killed at
+    any moment leaves every game at its last saved move, never a half-written file. At
+    start every file of the folder is loaded; one that is damaged, foreign or an unfinished
+    save is reported (:attr:`skipped`) and moved to ``STATE_DIR/set-aside/`` (renamed,
+    never deleted), and the rest load.
+    """
 
     def __init__(self, state_dir: str | None, max_games: int, checkpoints: dict):
         self.state_dir = state_dir
         self.max_games = max_games
         self.checkpoints = checkpoints
         self.games: dict[str, WebGame] = {}
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # held while games are added, forgotten, or a save is renamed into place
         self.skipped: list[str] = []
         if state_dir:
             os.makedirs(state_dir, exist_ok=True)
@@ -387,26 +504,66 @@ class Store:
 
     def _load(self) -> None:
         for name in sorted(os.listdir(self.state_dir)):
-            if not name.endswith(".json"):
+            path = os.path.join(self.state_dir, name)
+            if os.path.isdir(path):  # set-aside/, or a folder of someone else's: left alone
                 continue
-            game_id = name[:-5]
+            game_id, ext = os.path.splitext(name)
+            if ext != ".json" or not GAME_ID.fullmatch(game_id):
+                self._set_aside(name, "an unfinished save (the server stopped while writing it)"
+                                if name.endswith(TEMP_SUFFIX) else "not a saved game of the web table")
+                continue
             try:
-                with open(self._path(game_id), encoding="utf-8") as f:
+                with open(path, encoding="utf-8") as f:
                     data = json.load(f)
                 self.games[game_id] = WebGame.from_save(game_id, data, self.checkpoints, trusted=True)
-            except (OSError, ValueError) as exc:  # a damaged file is left alone and reported
-                self.skipped.append(f"{name}: {exc}")
+            except Exception as exc:  # any failure: one damaged file must not keep the server from starting
+                self._set_aside(name, f"damaged ({type(exc).__name__}: {exc})")
+        while len(self.games) > self.max_games:  # restarted with a smaller --max-games
+            self._delete(self._oldest().id)
+
+    def _set_aside(self, name: str, why: str) -> None:
+        """Move ``name`` into ``STATE_DIR/set-aside/`` (a free name there) and report it."""
+        folder = os.path.join(self.state_dir, ASIDE_DIR)
+        os.makedirs(folder, exist_ok=True)
+        target, k = os.path.join(folder, name), 1
+        while os.path.exists(target):
+            target, k = os.path.join(folder, f"{name}.{k}"), k + 1
+        try:
+            os.replace(os.path.join(self.state_dir, name), target)
+            where = f"moved to {target}"
+        except OSError as exc:
+            where = f"left in place ({exc})"
+        self.skipped.append(f"{name}: {why}; {where}")
 
     def save(self, g: WebGame) -> None:
-        if self.state_dir:
-            g.match.save(self._path(g.id), g.web_extra())
+        """Write ``g``'s save atomically (nothing when it has been forgotten meanwhile)."""
+        if not self.state_dir:
+            return
+        data = g.save_data()
+        fd, tmp = tempfile.mkstemp(prefix=f".{g.id}.", suffix=TEMP_SUFFIX, dir=self.state_dir)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, indent=1)
+                f.write("\n")
+                f.flush()
+                os.fsync(f.fileno())
+            with self.lock:  # a game deleted or forgotten while it was written stays gone
+                if self.games.get(g.id) is g:
+                    os.replace(tmp, self._path(g.id))
+                    return
+        except BaseException:
+            _remove(tmp)
+            raise
+        _remove(tmp)
+
+    def _oldest(self) -> WebGame:
+        """The game forgotten first: finished games first, then the least recently played."""
+        return min(self.games.values(), key=lambda x: (not x.over, x.updated))
 
     def add(self, g: WebGame) -> None:
         with self.lock:
             while len(self.games) >= self.max_games:
-                # Forget the least recently played game, finished games first.
-                oldest = min(self.games.values(), key=lambda x: (not x.over, x.updated))
-                self._delete(oldest.id)
+                self._delete(self._oldest().id)
             self.games[g.id] = g
         self.save(g)
 
@@ -416,10 +573,7 @@ class Store:
     def _delete(self, game_id: str) -> bool:
         g = self.games.pop(game_id, None)
         if g is not None and self.state_dir:
-            try:
-                os.remove(self._path(game_id))
-            except FileNotFoundError:
-                pass
+            _remove(self._path(game_id))
         return g is not None
 
     def delete(self, game_id: str) -> bool:
@@ -427,4 +581,13 @@ class Store:
             return self._delete(game_id)
 
     def list(self) -> list[dict]:
-        return [g.summary() for g in sorted(self.games.values(), key=lambda x: -x.updated)]
+        with self.lock:
+            games = list(self.games.values())
+        return [g.summary() for g in sorted(games, key=lambda x: -x.updated)]
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass

@@ -25,19 +25,21 @@
     for (let s = 0; s < t.players; s++) {
       const pub = v.hands[s];
       const chips = `${two ? "chips held" : "Scout chips"}: ${v.scout_chips[s]}`;
-      const sas = two ? null : el("span", { class: "tag", text: v.scout_and_show_left[s] ? "S&S chip" : "S&S used" });
-      const cards = s === me ? null : el("div", { class: "cards", "aria-label": `player_${s}'s hand` },
+      const sas = two ? null : el("span", { class: "tag", text: v.scout_and_show_left[s] ? "Scout & Show chip" : "Scout & Show used" });
+      const cards = s === me ? null : el("div", { class: "cards", "aria-label": `${ctx.who(s)}: hand` },
         pub.map(c => c ? card(el, c, { class: "card small known" }, true) : back(el)));
       APP.put(seats, el("div", { class: `seat-box${v.current_player === s && v.phase !== "game_over" ? " to-act" : ""}`,
         "data-seat": s },
         el("div", {}, el("span", { class: "swatch", style: `background:${ctx.color(s)}` }), el("b", { text: ctx.who(s) }),
           v.active_owner === s ? el("span", { class: "tag", text: "owns the active set" }) : null),
-        el("div", { class: "pile", text: `${v.hand_sizes[s]} cards in hand · ${chips} · collected ${v.collected[s].length} · score ${v.scores[s]}` }),
+        el("div", { class: "pile", text: `${ctx.plural(v.hand_sizes[s], "card")} in hand · ${chips} · collected ${ctx.plural(v.collected[s].length, "card")} · score ${v.scores[s]}` }),
         sas, cards));
     }
     const roundNo = Math.min(v.round + 1, v.rounds);
-    APP.put(root, el("div", { class: "pile", text: `Round ${roundNo} of ${v.rounds} · ${v.phase === "game_over" ? "match over" : "phase: " + v.phase}` +
-      (two && v.set_aside ? ` · ${v.set_aside} cards set aside for round 2` : "") }), seats);
+    const PHASES = { flip: "each player decides which way up to hold the hand", play: "play",
+                     show_after_scout: "Scout & Show: now the Show", game_over: "the match is over" };
+    APP.put(root, el("div", { class: "pile", text: `Round ${roundNo} of ${v.rounds} · ${PHASES[v.phase] || v.phase}` +
+      (two && v.set_aside ? ` · ${ctx.plural(v.set_aside, "card")} set aside for the next round` : "") }), seats);
 
     // -- the active set -----------------------------------------------------------------
     const scoutMoves = byType(scoutType);
@@ -61,7 +63,7 @@
     });
     APP.put(root, el("div", { class: "active-set" },
       el("div", {}, el("b", { text: "Active set " }), v.active_owner === null ? "none: any Show may be played"
-        : `of ${ctx.who(v.active_owner)} (${v.active_set.length} card${v.active_set.length > 1 ? "s" : ""})`), active));
+        : `of ${ctx.who(v.active_owner)} (${ctx.plural(v.active_set.length, "card")})`), active));
 
     // -- my hand ----------------------------------------------------------------------------
     const hand = v.hands[me];
@@ -71,7 +73,7 @@
     const gaps = S.pick ? scoutMoves.filter(m => m.move.end === S.pick && m.move.flip === S.flip) : [];
     const gap = p => {
       const m = gaps.find(x => x.move.position === p);
-      return m ? el("button", { class: "gap", type: "button", "data-gap": p, "aria-label": `insert at ${p}`,
+      return m ? el("button", { class: "gap", type: "button", "data-gap": p, "aria-label": `insert at position ${p + 1}`,
         title: m.text, onclick: () => ctx.play(m.id) }) : null;
     };
     hand.forEach((c, i) => {
@@ -146,6 +148,9 @@
       }
     }
     const banners = [];
+    if (legal.length && v.phase === "play" && !showMoves.length && (anyScout || anySas)) {
+      banners.push("Nothing beats the active set: Scout (take an end card of it into your hand).");
+    }
     if (legal.length && v.phase === "show_after_scout") banners.push("Scout & Show: now Show a set or run from your hand.");
     const last = t.log[t.log.length - 1];
     if (legal.length && two && v.phase === "play" && last && last.seat === me) {
@@ -154,15 +159,16 @@
     if (flips.length) {
       banners.push("Turned around, your hand would read: " + hand.map(c => c[1]).join(" "));
     }
-    APP.put(root, el("div", { class: "hand-area" }, el("b", { text: `Your hand (${hand.length})` }),
+    APP.put(root, el("div", { class: "hand-area" }, el("b", { text: `Your hand (${ctx.plural(hand.length, "card")})` }),
       banners.map(b => el("div", { class: "banner", text: b })), handBox, actions));
 
     // -- scores --------------------------------------------------------------------------------
     if (v.round_scores.length) {
-      APP.put(root, el("table", { class: "pile", id: "round-scores" },
-        el("tr", {}, el("th", { text: "round" }), [...Array(t.players).keys()].map(s => el("th", { text: ctx.who(s) }))),
-        v.round_scores.map((r, i) => el("tr", {}, el("td", { text: String(i + 1) }), r.map(x => el("td", { text: String(x) })))),
-        el("tr", {}, el("th", { text: "total" }), v.scores.map(x => el("th", { text: String(x) })))));
+      APP.put(root, el("table", { class: "pile score-table", id: "round-scores" },
+        el("thead", {}, el("tr", {}, el("th", { text: "Round" }), [...Array(t.players).keys()].map(s => el("th", { class: "num", text: ctx.who(s) })))),
+        el("tbody", {}, v.round_scores.map((r, i) => el("tr", {}, el("th", { text: String(i + 1) }),
+          r.map(x => el("td", { class: "num", text: APP.signed(x) }))))),
+        el("tfoot", {}, el("tr", {}, el("th", { text: "Total" }), v.scores.map(x => el("th", { class: "num total", text: APP.signed(x) }))))));
     }
   }
 

@@ -4,7 +4,8 @@
 "use strict";
 
 (function () {
-  let S = { key: null, card: null };
+  // What the person has pointed at: a card to lay, or an Expose waiting for its confirmation.
+  let S = { key: null, card: null, expose: null };
   const NAME = c => (c === 0 ? "Fox" : `Hen ${c}`);
 
   function slyCard(el, card, owner, ctx, extra) {
@@ -20,7 +21,7 @@
   function render(root, t, ctx) {
     const el = ctx.el, v = t.view, me = t.seat, legal = ctx.legal, n = t.players;
     const key = `${t.id}:${t.moves_played}:${legal.length}`;
-    if (S.key !== key) S = { key, card: null };
+    if (S.key !== key) S = { key, card: null, expose: null };
     const lays = legal.filter(m => m.move.type === "lay");
     const exposes = legal.filter(m => m.move.type === "expose");
     const reveals = legal.filter(m => m.move.type === "reveal");
@@ -28,13 +29,13 @@
     // -- players -----------------------------------------------------------------------------
     const seats = el("div", { class: "seats" });
     for (let s = 0; s < n; s++) {
-      const gob = v.gobbled[s].map(g => `${g.owner === s ? "own" : `player_${g.owner}'s`} ${NAME(g.card)}`);
-      const cap = v.captured[s].map(o => `player_${o}'s Fox`);
+      const gob = v.gobbled[s].map(g => `${g.owner === s ? "own" : ctx.whose(g.owner)} ${NAME(g.card)}`);
+      const cap = v.captured[s].map(o => `${ctx.whose(o)} Fox`);
       const known = s === me ? [] : v.hands[s].filter(c => c !== null);
       APP.put(seats, el("div", { class: `seat-box${!v.game_over && v.current_player === s ? " to-act" : ""}`, "data-seat": s },
         el("div", {}, el("span", { class: "swatch", style: `background:${ctx.color(s)}` }), el("b", { text: ctx.who(s) }),
           el("span", { class: "tag", text: `score ${v.scores[s]}` })),
-        el("div", { class: "pile", text: `${v.hand_sizes[s]} cards in hand` + (known.length ? ` (known: ${known.map(NAME).join(", ")})` : "") }),
+        el("div", { class: "pile", text: `${ctx.plural(v.hand_sizes[s], "card")} in hand` + (known.length ? ` (known: ${known.map(NAME).join(", ")})` : "") }),
         el("div", { class: "pile", text: `gobbled: ${gob.length ? gob.join(", ") : "none"}` }),
         el("div", { class: "pile", text: `captured: ${cap.length ? cap.join(", ") : "none"}` })));
     }
@@ -60,21 +61,23 @@
           }
           if (sp.safe) content.classList.add("safe");
         }
-        const attrs = { class: `space${lay ? " target" : ""}${exp ? " exposable" : ""}`, "data-space": i,
-          title: `space ${i}, value ${k + 1}` };
+        const armed = S.expose && S.expose.move.space === i;
+        const attrs = { class: `space${lay ? " target" : ""}${exp ? " exposable" : ""}${armed ? " armed" : ""}`,
+          "data-space": i, title: `space ${i + 1}, value ${k + 1}` };
         const m = lay || exp;
         if (m) {
           attrs.role = "button";
           attrs.tabindex = 0;
           attrs["aria-label"] = m.text;
-          attrs.onclick = () => ctx.play(m.id);
-          attrs.onkeydown = e => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); ctx.play(m.id); } };
+          // A Lay is played at once; an Expose (a Fox at stake) asks first.
+          attrs.onclick = lay ? () => ctx.play(m.id) : () => { S.expose = m; S.card = null; ctx.redraw(); };
+          attrs.onkeydown = e => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); attrs.onclick(); } };
         }
         APP.put(spaces, el("div", attrs, el("span", { class: "value", text: `value ${k + 1}` }), content,
           sp && sp.safe ? el("span", { class: "value", text: "Safe" }) : el("span", {})));
       }
       APP.put(houses, el("div", { class: "house", "data-house": h },
-        el("h3", {}, `Hen House ${h}`, rev ? el("button", { type: "button", "data-reveal": h, text: "Reveal",
+        el("h3", {}, `Hen House ${h + 1}`, rev ? el("button", { type: "button", "data-reveal": h, text: "Reveal",
           title: rev.text, onclick: () => ctx.play(rev.id) }) : null), spaces));
     }
     const all = reveals.find(m => m.move.house === null);
@@ -97,30 +100,27 @@
       APP.put(hand, slyCard(el, c, me, ctx, attrs));
     }
     let hint = "";
+    let confirm = null;
+    if (S.expose) {
+      const sp = v.spaces[S.expose.move.space];
+      confirm = el("div", { class: "banner confirm", id: "expose-confirm", role: "alertdialog",
+        "aria-label": "confirm the Expose" },
+        `Expose ${ctx.whose(sp.owner)} face-down card on space ${S.expose.move.space + 1} as a Fox? `
+          + "A Fox is captured by you; a Hen becomes Safe and scores its space for its owner. ",
+        el("button", { type: "button", id: "btn-expose-confirm", class: "primary", text: "Expose",
+          onclick: () => ctx.play(S.expose.id) }),
+        el("button", { type: "button", id: "btn-expose-cancel", text: "Cancel",
+          onclick: () => { S.expose = null; ctx.redraw(); } }));
+    }
     if (legal.length) {
       hint = S.card !== null ? `Now click an empty space to lay your ${NAME(S.card)} face down.`
         : "Lay: click a card, then a space." + (exposes.length ? " Expose: click an opponent's face-down card." : "")
           + (reveals.length ? " Reveal: a house's button" + (all ? " or Reveal all." : ".") : "");
     }
-    APP.put(root, el("div", { class: "hand-area" }, el("b", { text: "Your hand" }), hand,
-      hint ? el("div", { class: "banner", id: "sly-hint", text: hint }) : null));
+    APP.put(root, el("div", { class: "hand-area" }, el("b", { text: `Your hand (${ctx.plural(v.hands[me].length, "card")})` }), hand,
+      confirm, hint ? el("div", { class: "banner", id: "sly-hint", text: hint }) : null));
 
-    // -- the end: the final flip and the scoring ------------------------------------------------------
-    if (v.game_over) {
-      const why = v.end_reason === "hand" ? "a player to act held at most one card: final flip, every face-down card turned"
-        : "every space holds a Safe Hen";
-      const rows = [];
-      for (let s = 0; s < n; s++) {
-        let safe = 0;
-        v.spaces.forEach((sp, i) => { if (sp && sp.owner === s && sp.card > 0) safe += (i % 4) + 1; });
-        const gob = v.gobbled[s].reduce((a, g) => a + (g.owner === s ? -g.card : g.card), 0);
-        const cap = v.captured[s].length * n;
-        rows.push(el("tr", {}, el("th", { text: ctx.who(s) }), el("td", { text: String(safe) }), el("td", { text: String(gob) }),
-          el("td", { text: String(cap) }), el("th", { text: String(v.scores[s]) })));
-      }
-      APP.put(root, el("div", { class: "banner", id: "sly-final" }, el("b", { text: "Game over: " }), why,
-        el("table", {}, el("tr", {}, ["", "Safe Hens", "gobbled", "captured Foxes", "total"].map(x => el("th", { text: x }))), rows)));
-    }
+    // The end (the final flip and the scoring) is the summary above the table (APP.drawSummary).
   }
 
   APP.tables.sly = { render };

@@ -1,0 +1,134 @@
+"""What the web table says to a person: option names and help in plain words, seat and bot
+names, levels of opponents, and the game's move words with 1-based positions.
+
+The API keeps the code names (options, bot specs, 0-based seats and ids in ``move``);
+only the texts meant to be read (``legal[].text``, the log, ``seating[].name``, the labels
+of ``/api/setup``) use these words. The game layer's words (``action_to_str``,
+``text.narrate``) count spaces, houses, hand positions and players from 0, as the code
+does; :func:`for_people` renumbers them from 1, as a person counts.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from sly_scout_env.games import get_game
+
+# Option labels and help, in the rulebook's words where it has them (docs/sly_rules.md, the
+# Scout rulebook); each choice's label in order of the option's choices.
+OPTIONS = {
+    "scout": {
+        "rounds": ("Number of rounds",
+                   "Official: as many rounds as there are players (2 players: 2 rounds), so each player "
+                   "starts one round. 1 plays a single hand.", None),
+        "ii_after_empty_set": ("A round also ends when the active set is scouted away",
+                               "The round ends when play comes back to the player whose set nobody beat, also "
+                               "when the others have scouted every card of that set (the rule as printed).",
+                               ["Yes (as printed)", "No"]),
+        "score_held_chips": ("2 players: chips you still hold score",
+                             "With 2 players, every Scout chip still in front of you when the round ends is "
+                             "worth 1 point.", ["Yes (official)", "No"]),
+    },
+    "sly": {
+        "hen_houses": ("Hen Houses on the table",
+                       "Each Hen House has four spaces worth 1 to 4. Official: 1 for 2 players, 2 for 3 or 4.",
+                       ["Official", "1", "2"]),
+        "reveal_scope": ("What a Reveal turns over",
+                         "A Reveal turns over the face-down cards of one Hen House of your choice (official), "
+                         "or every face-down card on the table.",
+                         ["One Hen House (official)", "Every face-down card"]),
+        "first_player": ("Who starts",
+                         "The first seat starts (official), or a seat is drawn at random.",
+                         ["Seat 1 (official)", "Drawn at random"]),
+    },
+}
+
+BOT_LABELS = {"random": "Random", "greedy": "Greedy", "ismcts": "ISMCTS", "neural": "Neural", "ppo": "PPO"}
+
+# Opponents by strength (docs/strength.md): Easy is the compiled heuristic, Medium the shipped
+# network (for the tables it was trained on), Hard the information-set search at 1000
+# iterations a move. HARD_SECONDS: its time per move (median, slowest) on a 2-core machine,
+# by game and players: `python benchmarks/web_load.py --hard-timing` measures it again.
+LEVELS = [("Easy", "greedy"), ("Medium", "neural"), ("Hard", "ismcts:iterations=1000")]
+HARD_SECONDS = {
+    ("scout", 2): (0.02, 0.06), ("scout", 3): (0.04, 0.23), ("scout", 4): (0.09, 0.26), ("scout", 5): (0.12, 0.22),
+    ("sly", 2): (0.02, 0.09), ("sly", 3): (0.11, 0.74), ("sly", 4): (0.24, 0.77),
+}
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def option_words(game: str, option) -> dict:
+    """The page's label, help and choice labels of one option (the code name stays in ``name``)."""
+    label, help_text, choices = OPTIONS.get(game, {}).get(option.name, (option.name, option.help, None))
+    if option.choices and (choices is None or len(choices) != len(option.choices)):
+        choices = ["Official" if c is None else str(c) for c in option.choices]
+    return {"label": label, "words": help_text, "choice_labels": choices}
+
+
+def bot_label(spec: str) -> str:
+    """``"ismcts:iterations=30"`` -> ``"ISMCTS (iterations 30)"``; a level's bot by its level (``"Hard ISMCTS"``)."""
+    for level, bot in LEVELS:
+        if spec == bot and ":" in bot:
+            return f"{level} {BOT_LABELS.get(bot.split(':')[0], bot)}"
+    name, _, params = str(spec).partition(":")
+    label = BOT_LABELS.get(name, name)
+    if params:
+        label += " (" + ", ".join(p.replace("=", " ") for p in params.split(":")) + ")"
+    return label
+
+
+def seat_name(seat: int, me: int, spec: str | None) -> str:
+    return "You" if seat == me else f"{bot_label(spec)} (seat {seat + 1})"
+
+
+@cache
+def neural_counts(game: str) -> tuple:
+    """Player counts with a shipped network for ``game`` under the default rules."""
+    from sly_scout_env.netfile import CheckpointError, shipped_for
+
+    spec = get_game(game)
+    out = []
+    for n in spec.player_counts:
+        try:
+            shipped_for(game, n, spec.default_options())
+            out.append(n)
+        except CheckpointError:
+            pass
+    return tuple(out)
+
+
+def levels(game: str) -> list[dict]:
+    """The levels the start page offers for ``game``, with the player counts each plays."""
+    spec = get_game(game)
+    out = []
+    for level, bot in LEVELS:
+        counts = list(neural_counts(game)) if bot == "neural" else list(spec.player_counts)
+        entry = {"level": level, "spec": bot, "players": counts, "bot": bot_label(bot)}
+        if level == "Hard":
+            entry["seconds"] = {str(n): list(HARD_SECONDS[(game, n)]) for n in counts if (game, n) in HARD_SECONDS}
+        out.append(entry)
+    return out
+
+
+_SPACE = re.compile(r"\bspace (\d+)")
+_HOUSE = re.compile(r"\b(?:Hen House|house) (\d+)")
+_CARDS = re.compile(r"\bcards (\d+)-(\d+)")
+_CARD = re.compile(r"\bcard (\d+)\b")
+_INSERT = re.compile(r"\binsert at (\d+)")
+_PLAYER = re.compile(r"\bplayer_(\d+)")
+_YOURS = re.compile(r"(^\s*)?\bYou's\b")
+
+
+def for_people(text: str, name) -> str:
+    """The game layer's words renumbered from 1, players called by ``name(seat)``."""
+    text = _SPACE.sub(lambda m: f"space {int(m[1]) + 1}", text)
+    text = _HOUSE.sub(lambda m: f"Hen House {int(m[1]) + 1}", text)
+    text = _CARDS.sub(lambda m: f"cards {int(m[1]) + 1}-{int(m[2]) + 1}", text)
+    text = _CARD.sub(lambda m: f"card {int(m[1]) + 1}", text)
+    text = _INSERT.sub(lambda m: f"insert at position {int(m[1]) + 1}", text)
+    text = _PLAYER.sub(lambda m: name(int(m[1])), text)
+    return _YOURS.sub(lambda m: (m[1] + "Your") if m[1] is not None else "your", text)

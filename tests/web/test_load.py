@@ -1,0 +1,27 @@
+"""benchmarks/web_load.py, small: concurrent players on the real server, a slow bot in one
+game, the server's memory. Asserted: no error, no game lost, and other games answered
+while the slow bot was thinking (their latency is reported, not asserted: shared machine)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from benchmarks.web_load import Server, run_load
+
+
+def test_concurrent_players_a_slow_bot_and_no_game_lost():
+    server = Server(max_games=5)
+    try:
+        report = asyncio.run(run_load(server.url, players=3, games=2, iterations=10, slow=1.5, slow_delay=0.3,
+                                      server_pid=server.proc.pid))
+    finally:
+        server.stop()
+    s = report.summary()
+    print(s)
+    assert s["errors"] == 0, report.errors
+    assert s["games_lost"] == 0 and s["games"] == 6
+    assert s["moves"] > 10
+    # The slow bot's answer took its time, and the other games went on meanwhile, much faster.
+    assert s["slow_s"] >= 1.0
+    assert s["moves_during_slow"] >= 3, s
+    assert s["p99_during_slow_ms"] < s["slow_s"] * 1000, s
