@@ -57,18 +57,20 @@ OLD, NEW = os.path.abspath(args.old), os.path.abspath(args.new)
 trees = {"old": OLD, "new": NEW}
 res = {k: [] for k in trees}
 load0 = os.getloadavg()[0]
-for rep in range(args.runs):
+for _ in range(args.runs):
     for name, tree in trees.items():
         o = subprocess.run([sys.executable, "-c", CODE, args.clock, str(args.vector_steps)], capture_output=True,
                            text=True, cwd=tree, env=dict(os.environ, PYTHONPATH=tree))
         if o.returncode:
-            print(o.stderr[-2000:]); sys.exit(1)
+            print(o.stderr[-2000:])
+            sys.exit(1)
         res[name].append(json.loads(o.stdout.strip().splitlines()[-1]))
 keys = list(res["new"][0])
 print(f"| measure | old ({OLD}) | new ({NEW}) | new/old |")
 print("|---|---:|---:|---:|")
 for k in keys:
-    a = statistics.median(r[k] for r in res["old"]); b = statistics.median(r[k] for r in res["new"])
+    a = statistics.median(r[k] for r in res["old"])
+    b = statistics.median(r[k] for r in res["new"])
     print(f"| {k} | {a:,.0f} | {b:,.0f} | {b/a:.2f} |")
 print(f"\nmedians of {args.runs} alternating runs per tree, clock {args.clock}, {args.vector_steps} vector steps; "
       f"load average {load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")

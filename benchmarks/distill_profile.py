@@ -21,8 +21,9 @@ are wrapped for the duration; nothing of the recipe is reimplemented):
 
 The rate is teacher decisions recorded per second of one process (``--workers`` processes
 collect in parallel). **Fit**: on the decisions collected, the feature rows
-(:func:`sly_scout_env.agents.training.distill_fit.feature_rows`) and one epoch of :func:`sly_scout_env.agents.training.distill_fit.fit`,
-as decisions per second. Medians over the repeats, the split of the median repeat.
+(:func:`sly_scout_env.agents.training.distill_fit.feature_rows`) and one epoch of
+:func:`sly_scout_env.agents.training.distill_fit.fit`, as decisions per second. Medians over
+the repeats, the split of the median repeat.
 Shared, noisy machines: never asserted in tests (``tests/agents/test_distill_profile.py``
 checks the accounting on a tiny run).
 """

@@ -35,7 +35,8 @@ def check_int(name: str, value: Any, lo: int = 1, hi: int | None = None, *, allo
         return None
     if not is_int(value) or value < lo or (hi is not None and value > hi):
         allowed = f"an int >= {lo}" if hi is None else f"an int from {lo} to {hi}"
-        raise ValueError(f"{name}={value!r} is not allowed; allowed values: {'None or ' if allow_none else ''}{allowed}")
+        raise ValueError(f"{name}={value!r} is not allowed; "
+                         f"allowed values: {'None or ' if allow_none else ''}{allowed}")
     return int(value)
 
 

@@ -244,7 +244,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
         ti[0, :] = 0
         tf[0, :] = 0.0
         meta[M_NODES] = 1
-    for it in range(iterations):
+    for _ in range(iterations): (only the count matters)
         # 1. determinize
         row[:] = root_row
         determinize_fn(row, observer, rng, iw)
@@ -430,7 +430,8 @@ class CompiledSearch:
 
     ``adapter``: a ``SearchAdapter`` of the game's ``search`` role (``workspace()``, ``obs``,
     ``nets``, ``policy_id``, ``edge_keys``, ``num_actions``, ``num_players``) and ``kernels``
-    the role's ``KERNELS`` (the game's compiled parts, in the order of :data:`KERNEL_NAMES`). The parameters are those of the ``ismcts`` bot, already validated by it.
+    the role's ``KERNELS`` (the game's compiled parts, in the order of :data:`KERNEL_NAMES`).
+    The parameters are those of the ``ismcts`` bot, already validated by it.
     ``search(root_row, observer, rng)`` returns the action (``rng``: a numpy Generator, one draw
     seeds the search's own generator word).
     """
@@ -495,8 +496,9 @@ class CompiledSearch:
         ad = self.adapter
         done, ti, tf, ek, ev, ep = run(*self.kernels, root, int(observer), int(iterations), self._rng, self.cfg,
                                        self.fcfg, self._row, self.iw, self.fw, ad.obs, ad.nets,
-                                       self._prng, self.prm, legal, keys, ukeys, gfirst, gnext, order, gslot, self._acts,
-                                       self._path, self._pvals, self._ret, self._rew, ti, tf, ek, ev, ep, meta)
+                                       self._prng, self.prm, legal, keys, ukeys, gfirst, gnext, order, gslot,
+                                       self._acts, self._path, self._pvals, self._ret, self._rew, ti, tf, ek, ev, ep,
+                                       meta)
         self.tree = (ti, tf, ek, ev, ep, meta)
         if done == ERR_POLICY:
             raise RuntimeError("ismcts: a compiled rollout policy found no legal move")

@@ -240,15 +240,16 @@ def _validate(policy: NeuralPolicy, source: str) -> None:
     expected = table_sizes(meta["game"], meta["players"], json.dumps(meta["options"], sort_keys=True))
     if (meta["observation_size"], meta["num_actions"]) != expected:
         bad(f"observation/action sizes {meta['observation_size']}/{meta['num_actions']} are not those of "
-            f"{meta['game']} with {meta['players']} players and options {meta['options']} ({expected[0]}/{expected[1]})")
+            f"{meta['game']} with {meta['players']} players and options {meta['options']} "
+            f"({expected[0]}/{expected[1]})")
     size, outputs = meta["observation_size"], meta["num_actions"]
     if inputs == ACTION_FEATURES:
         size, outputs = _feature_width(policy, bad), 1
     for k, (w, b) in enumerate(policy.layers + [policy.head]):
         name = f"layer {k}" if k < len(policy.layers) else "the output layer"
         if w.ndim != 2 or b.shape != (w.shape[0],) or w.shape[1] != size:
-            bad(f"{name} has weight shape {w.shape} and bias shape {b.shape}; expected ({b.shape[0] if b.ndim else '?'}, "
-                f"{size}) and a bias of its row count")
+            bad(f"{name} has weight shape {w.shape} and bias shape {b.shape}; "
+                f"expected ({b.shape[0] if b.ndim else '?'}, {size}) and a bias of its row count")
         if not (np.isfinite(w).all() and np.isfinite(b).all()):
             bad(f"{name} holds non-finite weights")
         size = w.shape[0]

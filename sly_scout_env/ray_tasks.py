@@ -27,7 +27,8 @@ from collections import Counter
 
 from .checks import check_int
 
-EXTRA_HINT = 'Ray is not installed; install the ray extra: pip install "sly-scout-env[ray]" (or `make`, which installs it)'
+EXTRA_HINT = ('Ray is not installed; install the ray extra: pip install "sly-scout-env[ray]" '
+              "(or `make`, which installs it)")
 
 # What the last map_tasks call did (tasks, items, which nodes ran them): the CLI prints
 # it, and the cluster tests check that work was spread over the nodes.

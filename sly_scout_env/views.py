@@ -28,7 +28,8 @@ def player_view(state_dict: dict, seat: int) -> dict:
     if isinstance(seat, bool) or not isinstance(seat, int) or not isinstance(n, int) or not 0 <= seat < n:
         raise ValueError(f"seat={seat!r} is not allowed; allowed values: 0..{(n or 1) - 1}")
     if game not in GAMES:
-        raise ValueError(f"state dict field 'game'={game!r} is not allowed; allowed values: {', '.join(map(repr, GAMES))}")
+        raise ValueError(f"state dict field 'game'={game!r} is not allowed; "
+                         f"allowed values: {', '.join(map(repr, GAMES))}")
     view = {k: copy.deepcopy(v) for k, v in state_dict.items() if k != "rng"}
     view["hand_sizes"] = [len(h) for h in state_dict["hands"]]
     view["viewer"] = seat

@@ -103,7 +103,8 @@ class SingleAgentEnv(gymnasium.Env):
                 opponents = [opponents[0]] + [copy.deepcopy(opponents[0]) for _ in range(self.num_players - 2)]
             except Exception as exc:
                 raise ValueError(f"opponent {opponents[0]!r} cannot be copied for each of the "
-                                 f"{self.num_players - 1} other seats ({exc}); give one opponent per other seat") from None
+                                 f"{self.num_players - 1} other seats ({exc}); "
+                                 "give one opponent per other seat") from None
         self.opponents = list(opponents)
         self.observation_space = spaces.Box(low=-1e4, high=1e4, shape=(self.aec.observation_size,), dtype=np.float32)
         self.action_space = spaces.Discrete(self.aec.num_actions)
@@ -170,7 +171,7 @@ class SingleAgentEnv(gymnasium.Env):
         if game_seed is None:
             game_seed = int(self.np_random.integers(2**31))
         self.aec.reset(seed=game_seed)
-        for i, s in enumerate(others):
+        for s in others:
             opponent = self._seat_to_opponent[s]
             if hasattr(opponent, "reset"):
                 opponent.reset(

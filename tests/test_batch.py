@@ -4,8 +4,8 @@ import numba
 import numpy as np
 import pytest
 
-from sly_scout_env.scout import batch as scout_batch
 from sly_scout_env._rng import stream_words
+from sly_scout_env.scout import batch as scout_batch
 from sly_scout_env.sly import batch as sly_batch
 
 GAMES = [(sly_batch, dict(num_players=3)), (sly_batch, dict(num_players=2, reveal_scope="all")),

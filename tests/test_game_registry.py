@@ -27,7 +27,8 @@ def branches_on_game_names(text: str) -> list[int]:
 
 
 def test_the_scanner_finds_branches():
-    assert branches_on_game_names('if game == "scout":\n    pass\nx = 1\nif "sly" != g: y\nz in ("scout", "sly")') == [1, 4, 5]
+    assert branches_on_game_names('if game == "scout":\n    pass\nx = 1\nif "sly" != g: y\n'
+                                  'z in ("scout", "sly")') == [1, 4, 5]
     assert branches_on_game_names('get_game("scout")\nname = "sly"') == []
     assert branches_on_game_names('UNIT = {"scout": "hand",\n "sly": "game"}\nx = {"game": "sly"}') == [1, 2]
     assert branches_on_game_names('spec = "sly:2,scout:4"') == []
@@ -43,7 +44,8 @@ def test_no_generic_module_branches_on_a_game_name():
             continue
         text = (ROOT / rel).read_text(encoding="utf-8")
         hits += [f"{rel}:{n}" for n in branches_on_game_names(text)]
-    assert not hits, "generic code branches on a game's name (look the game up in sly_scout_env.games): " + ", ".join(hits)
+    assert not hits, ("generic code branches on a game's name (look the game up in sly_scout_env.games): "
+                      + ", ".join(hits))
 
 
 def test_the_rules_import_without_pettingzoo_or_gymnasium():

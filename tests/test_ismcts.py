@@ -104,7 +104,8 @@ def _root(game, players, seed=2, moves=4):
     role = search_role(game)
     ad = role.SearchAdapter(players, {})
     o = env.observe(env.agent_selection)
-    return env, seat, role, ad, ad.root(o["observation"], o["action_mask"], {"view": player_view(env.state_dict(), seat)})
+    return env, seat, role, ad, ad.root(o["observation"], o["action_mask"],
+                                        {"view": player_view(env.state_dict(), seat)})
 
 
 @pytest.mark.parametrize("game,players", [("sly", 3), ("scout", 4)])

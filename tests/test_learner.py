@@ -216,5 +216,6 @@ def test_the_engine_needs_neither_sb3_nor_torch():
 
 
 def test_option_errors_name_the_class_called():
-    with pytest.raises(ValueError, match=r"unknown option 'autoreset' for SingleLearnerBatch; allowed options: num_players"):
+    with pytest.raises(ValueError,
+                       match=r"unknown option 'autoreset' for SingleLearnerBatch; allowed options: num_players"):
         SingleLearnerBatch("sly", 2, autoreset=False)

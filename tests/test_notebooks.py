@@ -2,7 +2,6 @@
 what they print and plot. They are committed without outputs (checked here too)."""
 
 import base64
-import os
 from pathlib import Path
 
 import pytest

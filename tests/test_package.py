@@ -41,7 +41,8 @@ def test_only_the_tested_python_is_claimed():
 
     meta = tomllib.loads((pathlib.Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
     this = f"{sys.version_info.major}.{sys.version_info.minor}"
-    claimed = [c.rsplit(" :: ", 1)[1] for c in meta["classifiers"] if c.startswith("Programming Language :: Python :: 3.")]
+    claimed = [c.rsplit(" :: ", 1)[1] for c in meta["classifiers"]
+               if c.startswith("Programming Language :: Python :: 3.")]
     assert claimed == [this], (claimed, this)
     assert meta["requires-python"] == f">={this}"
 

@@ -88,8 +88,10 @@ def test_the_wheel_in_a_fresh_venv_imports_the_bots_the_cli_and_the_checkpoints(
     code = (
         "import sys, importlib.util\n"
         "import sly_scout_env, sly_scout_env.agents as a\n"
-        "assert 'site-packages' in sly_scout_env.__file__ and 'site-packages' in a.__file__, (sly_scout_env.__file__, a.__file__)\n"
-        "assert importlib.util.find_spec('agents') is None or 'site-packages' not in (importlib.util.find_spec('agents').origin or '')\n"
+        "assert 'site-packages' in sly_scout_env.__file__ and 'site-packages' in a.__file__, "
+        "(sly_scout_env.__file__, a.__file__)\n"
+        "assert importlib.util.find_spec('agents') is None "
+        "or 'site-packages' not in (importlib.util.find_spec('agents').origin or '')\n"
         "from sly_scout_env.agents.ui.cli import build_parser\n"
         "build_parser()\n"
         "from sly_scout_env.netfile import shipped\n"

@@ -88,5 +88,6 @@ def test_seed_words_do_not_depend_on_batch_size():
 
 @pytest.mark.parametrize("bad", [-1, 1.5, "3", True])
 def test_bad_seeds_are_rejected_with_the_value_named(bad):
-    with pytest.raises((ValueError, TypeError), match=repr(bad) if not isinstance(bad, int) or isinstance(bad, bool) else str(bad)):
+    with pytest.raises((ValueError, TypeError),
+                       match=repr(bad) if not isinstance(bad, int) or isinstance(bad, bool) else str(bad)):
         seed_word(bad)

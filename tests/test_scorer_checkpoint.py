@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 
 from sly_scout_env.agents import make
-from sly_scout_env.agents.evaluation.arena import run_arena
-from sly_scout_env.scout.search import SearchAdapter
 from sly_scout_env.agents.bots.views import player_view
+from sly_scout_env.agents.evaluation.arena import run_arena
 from sly_scout_env.games import get_game
-from sly_scout_env.netfile import CheckpointError, NeuralPolicy, load, table_sizes
+from sly_scout_env.netfile import CheckpointError, load, table_sizes
 from sly_scout_env.netpolicy import compiled_policies, obs_size, work_size
 from sly_scout_env.sb3_vec import SingleAgentVecEnv
 from sly_scout_env.scout.features import FEATURE_NAMES, FEATURE_SIZE, features_of
+from sly_scout_env.scout.search import SearchAdapter
 from sly_scout_env.simulation import simulate
 
 from .nets import assert_same_moves, random_mlp, random_scorer

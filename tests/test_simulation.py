@@ -5,10 +5,9 @@ import numpy as np
 import pytest
 
 from sly_scout_env import scout_v0, sly_v0
-from sly_scout_env._rng import rng_below
-from sly_scout_env._rng import stream_words
-from sly_scout_env.simulation import simulate
+from sly_scout_env._rng import rng_below, stream_words
 from sly_scout_env.scout import policies as scout_policies
+from sly_scout_env.simulation import simulate
 from sly_scout_env.sly import policies as sly_policies
 from sly_scout_env.sly import rules as sly_rules
 

@@ -112,7 +112,8 @@ class SeatCheckingISMCTS(ISMCTSAgent):
 
 def test_one_bot_object_for_several_seats_plays_each_seat_as_itself():
     SeatCheckingISMCTS.log = []
-    env = SingleAgentEnv("sly", num_players=3, opponents=[SeatCheckingISMCTS("sly", iterations=5)], learner_seat="rotate")
+    env = SingleAgentEnv("sly", num_players=3, opponents=[SeatCheckingISMCTS("sly", iterations=5)],
+                         learner_seat="rotate")
     for seed in range(3):
         _play_episode(env, seed, np.random.default_rng(seed))
     log = SeatCheckingISMCTS.log
@@ -125,7 +126,8 @@ def test_game_and_opponents_are_required_and_option_errors_name_the_class():
         SingleAgentEnv()
     with pytest.raises(TypeError):
         SingleAgentEnv("sly")
-    with pytest.raises(ValueError, match=r"unknown option 'round' for SingleAgentEnv; allowed options: num_players, rounds"):
+    with pytest.raises(ValueError,
+                       match=r"unknown option 'round' for SingleAgentEnv; allowed options: num_players, rounds"):
         SingleAgentEnv("scout", opponents=FirstLegal(), round=1)
 
 
@@ -216,5 +218,6 @@ def test_opponents_get_seat_and_game_and_a_view_only_when_they_need_it():
     for opp in (blind, seeing):
         env = SingleAgentEnv("sly", opponents=opp, num_players=2, learner_seat=0)
         _play_episode(env, 0, np.random.default_rng(0))
-    assert blind.views and all("view" not in info and info["seat"] == 1 and info["game"] == "sly" for info in blind.views)
+    assert blind.views and all("view" not in info and info["seat"] == 1 and info["game"] == "sly"
+                               for info in blind.views)
     assert seeing.views and all("hands" in view for view in seeing.views)

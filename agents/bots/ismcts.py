@@ -568,7 +568,8 @@ class ISMCTSAgent(Agent):
         the unguided bot's moves do not change.
         """
         if self._guide_agent is not None:
-            guide_seed = None if seed is None else int(np.random.SeedSequence([int(seed), 0x6A1DE]).generate_state(1)[0])
+            guide_seed = (None if seed is None
+                          else int(np.random.SeedSequence([int(seed), 0x6A1DE]).generate_state(1)[0]))
             self._guide_agent.reset(guide_seed, game=self.game, num_players=self.num_players, seat=self.seat,
                                     options=self.options)
 

@@ -207,7 +207,8 @@ def resolve_entries(agents, game: str) -> tuple[list[Entry], list[int]]:
         name, kwargs = parse_spec(body)
         if "name" in kwargs:
             if label is not None and str(kwargs["name"]) != label:
-                raise ValueError(f"bot spec {text!r} gives two labels ({label!r} and name={kwargs['name']!r}); give one")
+                raise ValueError(f"bot spec {text!r} gives two labels ({label!r} and name={kwargs['name']!r}); "
+                                 "give one")
             label = str(kwargs.pop("name"))
         reg = registration(name)
         if game not in reg.games:
@@ -226,7 +227,8 @@ def resolve_entries(agents, game: str) -> tuple[list[Entry], list[int]]:
         else:
             known["listed"] += 1
         slots.append(order[label]["index"])
-    entries = [Entry(lb, d["spec"], d["factory"], d["kwargs"], d["listed"], d["build_kwargs"]) for lb, d in order.items()]
+    entries = [Entry(lb, d["spec"], d["factory"], d["kwargs"], d["listed"], d["build_kwargs"])
+               for lb, d in order.items()]
     return entries, slots
 
 

@@ -202,7 +202,8 @@ class ArenaResult:
             f"{len(self.seatings)} seatings, seed {self.seed}" + (f", options: {opts}" if opts else "")
         )
         if self.games != self.games_requested:
-            head += f"\n  (games rounded up from {self.games_requested} to whole deals of {len(self.seatings)} seatings)"
+            head += (f"\n  (games rounded up from {self.games_requested} to whole deals of "
+                     f"{len(self.seatings)} seatings)")
         spg = self.seats_per_game()
         if any(abs(x - 1.0) > 1e-9 for x in spg):
             head += "\n  seats per game: " + ", ".join(f"{n} {x:g}" for n, x in zip(self.agents, spg))

@@ -267,8 +267,8 @@ def run_collect(cfg: DistillConfig, stage: str, seconds: float, max_decisions: i
     for k in range(cfg.workers):
         path = os.path.join(data_dir, f"{stage}_{session:02d}_{k}.npz")
         tasks.append(dict(game=cfg.game, players=cfg.players, seconds=remaining, seed=cfg.seed, out=path,
-                          options=dict(cfg.options), teacher=cfg.teacher, worker=STAGE_SEEDS[stage] + session * 1000 + k,
-                          max_decisions=per_worker, student=student))
+                          options=dict(cfg.options), teacher=cfg.teacher,
+                          worker=STAGE_SEEDS[stage] + session * 1000 + k, max_decisions=per_worker, student=student))
     ctx = mp.get_context("spawn")
     counter = ctx.Value("l", 0)
     t0 = time.monotonic()
@@ -282,7 +282,8 @@ def run_collect(cfg: DistillConfig, stage: str, seconds: float, max_decisions: i
         """collect.json as of now, written often: a run killed mid-way resumes from its last save."""
         state["seconds"] = before["seconds"] + time.monotonic() - t0
         state["sessions"] = session + 1
-        state["files"] = before["files"] + [os.path.relpath(t["out"], cfg.out) for t in tasks if os.path.exists(t["out"])]
+        state["files"] = before["files"] + [os.path.relpath(t["out"], cfg.out) for t in tasks
+                                            if os.path.exists(t["out"])]
         if results is None:  # the workers' files hold what they saved so far (every 10 games)
             state["decisions"] = before["decisions"] + counter.value
         else:

@@ -22,7 +22,8 @@ from sly_scout_env.games import get_game
 
 
 def feature_rows(data: dict, game: str, num_players: int) -> np.ndarray:
-    """The feature row of every (decision, legal action) of ``data`` (sly_scout_env.agents.training.distill.load_data)."""
+    """The feature row of every (decision, legal action) of ``data``
+    (sly_scout_env.agents.training.distill.load_data)."""
     feat = get_game(game).module("features")
     obs, off, ids = data["obs"], data["offsets"], data["ids"]
     rows = np.zeros((len(ids), feat.FEATURE_SIZE), dtype=np.float32)

@@ -42,7 +42,8 @@ def export_model(model, path: str, *, game: str, players: int, options: dict | N
             timespec="seconds")),
     }
     sb3_policy = getattr(model, "policy", model)
-    if getattr(sb3_policy, "prior", None):  # sly_scout_env.agents.training.prior_policy.PriorPolicy: the prior's move joins the logits
+    # sly_scout_env.agents.training.prior_policy.PriorPolicy: the prior's move joins the logits
+    if getattr(sb3_policy, "prior", None):
         meta["prior"] = {"bot": sb3_policy.prior, "weight": sb3_policy.prior_weight}
     policy = NeuralPolicy(frozen.layers, frozen.head, meta, source=path)
     policy.save(path)
@@ -68,7 +69,8 @@ def export_zip(zip_path: str, path: str, *, game: str | None = None, players: in
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m sly_scout_env.agents.training.export_neural", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m sly_scout_env.agents.training.export_neural",
+                                description=__doc__.split("\n\n")[0])
     p.add_argument("zip", help="a MaskablePPO checkpoint zip (sly-scout train's final.zip or checkpoints/*.zip)")
     p.add_argument("out", help="the .npz to write")
     p.add_argument("--game", default=None, help="override the game stored in the zip")

@@ -128,7 +128,8 @@ def export_bot(module, cfg, path: str, timesteps: int) -> str:
 
     src = [m for m in list(module.encoder.actor_encoder.modules()) + list(module.pi.modules())
            if isinstance(m, torch.nn.Linear)]
-    env = make_single_agent_env(cfg.game, [make_from_spec("random", game=cfg.game) for _ in range(cfg.players - 1)], num_players=cfg.players, **cfg.options)()
+    env = make_single_agent_env(cfg.game, [make_from_spec("random", game=cfg.game) for _ in range(cfg.players - 1)],
+                                num_players=cfg.players, **cfg.options)()
     model = MaskablePPO("MlpPolicy", env, device="cpu", policy_kwargs={"net_arch": list(cfg.net_arch)})
     dst = [m for m in model.policy.mlp_extractor.policy_net.modules() if isinstance(m, torch.nn.Linear)]
     dst.append(model.policy.action_net)

@@ -71,7 +71,8 @@ def option_pair(text: str) -> tuple[str, object]:
     return key, parse_value(value)
 
 
-def add_options_argument(parser: argparse.ArgumentParser, example: str = "--option rounds=1, --option reveal_scope=all"):
+def add_options_argument(parser: argparse.ArgumentParser,
+                         example: str = "--option rounds=1, --option reveal_scope=all"):
     """``--option KEY=VALUE``, repeatable, into ``args.options`` (a list of pairs)."""
     parser.add_argument("--option", dest="options", type=option_pair, action="append", default=[],
                         metavar="KEY=VALUE", help=f"a game option of the env, repeatable (e.g. {example})")

@@ -85,8 +85,8 @@ def add_arena_parser(subparsers) -> argparse.ArgumentParser:
         help="a tournament between bots: seat rotation, duplicate deals, win shares with intervals over deals",
         description=(
             "Play bots against each other. Every deal is replayed under every seating of a balanced "
-            "block (all distinct seatings when at most 120 and GAMES fill 10 deals of them, else a rotation), so no bot "
-            "gains from its seat or its cards; GAMES is rounded up to whole deals. The same bot listed "
+            "block (all distinct seatings when at most 120 and GAMES fill 10 deals of them, else a rotation), "
+            "so no bot gains from its seat or its cards; GAMES is rounded up to whole deals. The same bot listed "
             "several times is one entry holding several seats (ismcts,greedy,greedy,greedy,greedy: 5 "
             "seatings per deal); label copies to tell them apart (g1@greedy or greedy:name=g1). Prints, "
             "per entry and pooled over its seats, the mean score and the win share per seat (ties split, "
@@ -180,7 +180,8 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--seat", type=non_negative_int, default=0, help="your seat, 0-based (default 0)")
     p.add_argument("--seed", type=non_negative_int, default=None, help="seed of the deal (default: fresh, printed)")
     p.add_argument("--resume", metavar="FILE", default=None, help="continue a saved game")
-    p.add_argument("--save", metavar="FILE", default=None, help="where to save on quit (default sly-scout-GAME-save.json)")
+    p.add_argument("--save", metavar="FILE", default=None,
+                   help="where to save on quit (default sly-scout-GAME-save.json)")
     _add_common(p)
     return p
 
@@ -245,7 +246,8 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
                    help=f"probability that an opponent seat is a snapshot of the learner (default {d.self_play})")
     p.add_argument("--snapshot-every", type=positive_int, default=d.snapshot_every, metavar="K",
                    help=f"add a snapshot to the pool every K steps (default {d.snapshot_every})")
-    p.add_argument("--pool-size", type=positive_int, default=d.pool_size, help=f"snapshots kept (default {d.pool_size})")
+    p.add_argument("--pool-size", type=positive_int, default=d.pool_size,
+                   help=f"snapshots kept (default {d.pool_size})")
     p.add_argument("--reward", choices=("win", "score"), default=d.reward, help=f"learner reward (default {d.reward})")
     p.add_argument("--n-envs", type=positive_int, default=d.n_envs, help=f"parallel envs (default {d.n_envs})")
     p.add_argument("--vec-env", choices=("dummy", "subproc"), default=d.vec_env,
@@ -253,7 +255,8 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--fast", action="store_true",
                    help="play the n-envs games in one compiled batch against one compiled opponent policy "
                         "(--opponents random, greedy or neural, --self-play 0); much faster, see docs/training.md")
-    p.add_argument("--n-steps", type=positive_int, default=d.n_steps, help=f"rollout steps per env (default {d.n_steps})")
+    p.add_argument("--n-steps", type=positive_int, default=d.n_steps,
+                   help=f"rollout steps per env (default {d.n_steps})")
     p.add_argument("--batch-size", type=positive_int, default=d.batch_size, help=f"minibatch (default {d.batch_size})")
     p.add_argument("--learning-rate", type=float, default=d.learning_rate, help=f"(default {d.learning_rate})")
     p.add_argument("--net-arch", type=_layer_sizes, default=d.net_arch, metavar="H1,H2",
@@ -382,7 +385,8 @@ def run_distill(args, log=print) -> dict:
     players = resolve_players("distill", args.game, args.players)
     cfg = DistillConfig(
         game=args.game, players=players, minutes=args.minutes, decisions=args.decisions, workers=args.workers,
-        teacher=args.teacher, dagger=args.dagger, hidden=list(args.hidden), epochs=args.epochs, temperature=args.temperature,
+        teacher=args.teacher, dagger=args.dagger, hidden=list(args.hidden), epochs=args.epochs,
+        temperature=args.temperature,
         learning_rate=args.learning_rate, batch_size=args.batch_size, eval_games=args.eval_games,
         eval_opponents=list(args.eval_opponents), eval_workers=args.eval_workers, seed=args.seed, out=args.out,
         options=dict(args.options), command="sly-scout " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
@@ -394,7 +398,9 @@ def run_distill(args, log=print) -> dict:
     try:
         import torch  # noqa: F401
     except ImportError:
-        raise SystemExit("sly-scout distill needs the train extra (torch): pip install 'sly-scout-env[train]'") from None
+        raise SystemExit(
+            "sly-scout distill needs the train extra (torch): pip install 'sly-scout-env[train]'"
+        ) from None
     return run(cfg, log=log)
 
 

@@ -42,7 +42,8 @@ def add_simulate_parser(sub) -> None:
                 add_option_flag(p, option)
         add_options_argument(p, ", ".join(f"--option {o.name}={o.default}" for o in spec.options if o.simulate))
         p.add_argument("--seed", type=non_negative_int, default=0, help="seed (default 0)")
-        p.add_argument("--out", metavar="PATH.npz", default=None, help=f"also save the per-{spec.unit} arrays to a .npz file")
+        p.add_argument("--out", metavar="PATH.npz", default=None,
+                       help=f"also save the per-{spec.unit} arrays to a .npz file")
         p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
         p.add_argument("--threads", type=positive_int, default=None, help="Numba threads (default: all cores)")
         p.add_argument(
@@ -117,7 +118,8 @@ def run_simulate(args, out=None) -> dict:
     codes = list(range(1, len(names))) + [0]  # the step cap last
     ends = ", ".join(f"{names[k]} {np.mean(reasons == k):.1%}" for k in codes if np.any(reasons == k))
     print(f"  ends           {ends}", file=out)
-    print("  mean score per seat: " + "  ".join(f"seat {i}: {m:+.3f}" for i, m in enumerate(scores.mean(axis=0))), file=out)
+    print("  mean score per seat: " + "  ".join(f"seat {i}: {m:+.3f}" for i, m in enumerate(scores.mean(axis=0))),
+          file=out)
     wins = np.asarray(result["winners"]).mean(axis=0)
     print("  win share per seat:  " + "  ".join(f"seat {i}: {m:.3f}" for i, m in enumerate(wins)), file=out)
     if args.ray:

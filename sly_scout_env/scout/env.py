@@ -155,7 +155,7 @@ position may use a few cards). ``state_dict(from_state_dict(d)) == d``.
 ## 8. Version history
 
 * v0: initial release.
-"""
+"""  # noqa: E501 - rows of the markdown tables above (options, actions) cannot be wrapped
 
 from __future__ import annotations
 

@@ -8,11 +8,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from sly_scout_env import scout_v0
 from sly_scout_env.agents import Agent, register, unregister
 from sly_scout_env.agents.evaluation.arena import GameRecord, derive_seed, resolve_entries, run_arena, seating_block
 from sly_scout_env.agents.evaluation.report import ArenaResult, summarise
-from sly_scout_env.agents.ui.cli import build_parser, run_arena as cli_run_arena
-from sly_scout_env import scout_v0
+from sly_scout_env.agents.ui.cli import build_parser
+from sly_scout_env.agents.ui.cli import run_arena as cli_run_arena
 
 
 @pytest.mark.parametrize(

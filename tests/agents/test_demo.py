@@ -14,11 +14,13 @@ def test_demo_prints_a_speed_line_and_a_complete_arena_table_per_game():
     run_demo(seed=3, quick=True, progress=False, out=out)
     text = out.getvalue()
     for game, unit in (("scout", "hands"), ("sly", "games")):
-        speed = re.search(rf"^{game}: ([\d,]+) random \d-player {unit} in [\d.]+ s on every core: ([\d,]+) {unit}/s", text, re.M)
+        speed = re.search(rf"^{game}: ([\d,]+) random \d-player {unit} in [\d.]+ s on every core: "
+                          rf"([\d,]+) {unit}/s", text, re.M)
         assert speed, text
         assert int(speed.group(2).replace(",", "")) > 0
     # Each table row: name, entries, mean score, win rate, [lo, hi], mu, sigma.
-    rows = re.findall(r"^(random|greedy|ismcts\S*)\s+(\d+)\s+(-?[\d.]+)\s+([\d.]+)\s+\[([\d.]+), ([\d.]+)\]", text, re.M)
+    rows = re.findall(r"^(random|greedy|ismcts\S*)\s+(\d+)\s+(-?[\d.]+)\s+([\d.]+)\s+\[([\d.]+), ([\d.]+)\]",
+                      text, re.M)
     assert len(rows) == 6, text  # three bots in each of the two games
     games = [int(g) for g in re.findall(r"^(?:scout|sly): \d players, (\d+) games", text, re.M)]
     assert len(games) == 2, text

@@ -1,4 +1,5 @@
-"""The distillation recipe (agents/training/distill.py, agents/training/distill_fit.py): collection, fit, the command."""
+"""The distillation recipe (agents/training/distill.py, agents/training/distill_fit.py): collection, fit,
+the command."""
 
 import json
 import os
@@ -97,7 +98,8 @@ def test_feature_rows_match_the_kernel(collected):
     feat = get_game("scout").module("features")
     off = data["offsets"]
     for i in range(5):
-        assert np.array_equal(rows[off[i]:off[i + 1]], feat.features_of(data["obs"][i], data["ids"][off[i]:off[i + 1]], 3))
+        assert np.array_equal(rows[off[i]:off[i + 1]],
+                              feat.features_of(data["obs"][i], data["ids"][off[i]:off[i + 1]], 3))
 
 
 @pytest.mark.parametrize("bad, words", [

@@ -7,9 +7,8 @@ from ..conftest import INSTALL_TRAIN, require
 pytestmark = pytest.mark.train
 require("torch", INSTALL_TRAIN)
 
-from benchmarks.distill_profile import Profile, Split, profile_collect, profile_fit, table_lines  # noqa: E402
-
 import sly_scout_env.agents.training.distill as D  # noqa: E402
+from benchmarks.distill_profile import Profile, Split, profile_collect, profile_fit, table_lines  # noqa: E402
 
 
 def test_split_shares_add_up():

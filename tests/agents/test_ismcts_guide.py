@@ -1,14 +1,12 @@
 """ISMCTS guided by the network (``ismcts:guide=neural``): PUCT on the checkpoint's prior."""
 
 import hashlib
-import os
 
 import numpy as np
 import pytest
 
 from sly_scout_env.agents import make
 from sly_scout_env.agents.bots.neural import CheckpointError
-from sly_scout_env.games import get_game
 from sly_scout_env.agents.bots.views import player_view
 from sly_scout_env.games import get_game
 

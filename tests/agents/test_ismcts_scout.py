@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 import sly_scout_env.scout.search as IS
+from sly_scout_env import scout_v0
 from sly_scout_env.agents import make
 from sly_scout_env.agents.bots.views import player_view
-from sly_scout_env import scout_v0
+from sly_scout_env.netpolicy import NO_NETS
 from sly_scout_env.scout import rules as R
 from sly_scout_env.scout.determinize import MAX_HIDDEN, count_hidden, determinize, row_from_view
-from sly_scout_env.netpolicy import NO_NETS
 
 
 def _played(num_players, seed, moves, rounds=None):
@@ -105,7 +105,6 @@ def test_determinize_two_players_redeals_the_set_aside_half():
 
 def test_determinize_orientations_vary():
     env = _played(4, 8, 6)
-    d = env.state_dict()
     ups = Counter()
     for word in range(40):
         e = _determinized(env, 0, word)

@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
+from sly_scout_env import sly_v0
 from sly_scout_env.agents import make
 from sly_scout_env.agents.bots.ismcts import ISMCTS, reward_vector
-from sly_scout_env.sly.search import SearchAdapter, edge_keys
 from sly_scout_env.agents.bots.views import player_view
-from sly_scout_env import sly_v0
-from sly_scout_env.sly import rules as R
 from sly_scout_env.sly import codec as C
+from sly_scout_env.sly import rules as R
 from sly_scout_env.sly.determinize import determinize, row_from_view
+from sly_scout_env.sly.search import SearchAdapter, edge_keys
 
 
 def _random_position(num_players, seed, moves):

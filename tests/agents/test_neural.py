@@ -8,23 +8,22 @@ value whose observation it fits, and is deterministic with a seed.
 
 import json
 import os
-import zipfile
 
 import numpy as np
 import pytest
 
 from sly_scout_env.agents import make
-from sly_scout_env.agents.evaluation.arena import run_arena
 from sly_scout_env.agents.bots.neural import (
     FORMAT_VERSION,
     CheckpointError,
     NeuralAgent,
     NeuralPolicy,
-    table_sizes,
     load,
     shipped,
     shipped_for,
+    table_sizes,
 )
+from sly_scout_env.agents.evaluation.arena import run_arena
 from sly_scout_env.games import get_game
 
 
@@ -320,8 +319,8 @@ def test_recipe_end_to_end_on_a_tiny_budget(tmp_path):
     """sly-scout train --fast --prior greedy: the run writes final.npz, which loads and plays."""
     import argparse
 
-    from sly_scout_env.agents.ui.cli import add_train_parser, config_from_args
     from sly_scout_env.agents.training.ppo import train
+    from sly_scout_env.agents.ui.cli import add_train_parser, config_from_args
 
     parser = argparse.ArgumentParser()
     add_train_parser(parser.add_subparsers())
@@ -407,8 +406,8 @@ def test_neural_beats_greedy_in_a_small_arena(table):
 def test_export_command_turns_a_maskableppo_zip_into_a_checkpoint_that_plays_alike(tmp_path):
     from sb3_contrib import MaskablePPO
 
-    from sly_scout_env.agents.training.export_neural import main
     from sly_scout_env.agents.bots.ppo import load_policy
+    from sly_scout_env.agents.training.export_neural import main
     from sly_scout_env.sb3_vec import SingleAgentVecEnv
 
     venv = SingleAgentVecEnv("sly", 2, opponents="random", learner_seat="rotate", reward="win", seed=0, num_players=3)

@@ -3,15 +3,15 @@
 import numpy as np
 import pytest
 
+from sly_scout_env import scout_v0
 from sly_scout_env.agents import make
 from sly_scout_env.agents.evaluation.arena import run_arena
-from sly_scout_env import scout_v0
+from sly_scout_env.netpolicy import NO_NETS
 from sly_scout_env.scout import policies as SP
 from sly_scout_env.scout import rules as R
 from sly_scout_env.scout.heuristic import greedy_act, hand_cost, make_work
 from sly_scout_env.scout.observation import observation_size
 from sly_scout_env.simulation import simulate
-from sly_scout_env.netpolicy import NO_NETS
 
 
 def _deck(n):
@@ -118,7 +118,8 @@ def test_bot_plays_like_the_compiled_policy(num_players):
         bot._rng_word[0] = word
         a_bot = bot.act(o["observation"], o["action_mask"], {})
         row = env._state.copy()
-        a_kernel = int(SP.choose(SP.policy_id("greedy"), row, scratch, obs_buf, np.array([word], dtype=np.int64), NO_NETS))
+        a_kernel = int(SP.choose(SP.policy_id("greedy"), row, scratch, obs_buf, np.array([word], dtype=np.int64),
+                                 NO_NETS))
         assert a_bot == a_kernel
         env.step(a_bot)
         checked += 1

@@ -3,15 +3,15 @@
 import numpy as np
 import pytest
 
+from sly_scout_env import sly_v0
 from sly_scout_env.agents import make
 from sly_scout_env.agents.bots.views import player_view
-from sly_scout_env import sly_v0
+from sly_scout_env.netpolicy import NO_NETS
 from sly_scout_env.simulation import simulate
 from sly_scout_env.sly import policies as SP
 from sly_scout_env.sly import rules as R
 from sly_scout_env.sly.heuristic import WORK_SIZE, greedy_act
-from sly_scout_env.sly.observation import encode_observation, observation_size
-from sly_scout_env.netpolicy import NO_NETS
+from sly_scout_env.sly.observation import observation_size
 
 
 def _env_from(d):

@@ -2,10 +2,9 @@
 
 import math
 
+import numpy as np
 import pytest
 from openskill.models import PlackettLuce
-
-import numpy as np
 
 from sly_scout_env.agents.evaluation.stats import cluster_interval, rate_game, t_quantile, wilson_interval, win_shares
 

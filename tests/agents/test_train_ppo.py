@@ -23,8 +23,8 @@ require("sb3_contrib", INSTALL_TRAIN)
 torch = require("torch", INSTALL_TRAIN)
 
 from sly_scout_env.agents import make  # noqa: E402
-from sly_scout_env.agents.evaluation.arena import run_arena  # noqa: E402
 from sly_scout_env.agents.bots.ppo import FrozenPolicy, PPOAgent  # noqa: E402
+from sly_scout_env.agents.evaluation.arena import run_arena  # noqa: E402
 from sly_scout_env.agents.training.ppo import (  # noqa: E402
     EVAL_COLUMNS,
     PROGRESS_COLUMNS,

@@ -5,8 +5,8 @@ import copy
 import numpy as np
 import pytest
 
-from sly_scout_env.agents.bots.views import player_view
 from sly_scout_env import scout_v0, sly_v0
+from sly_scout_env.agents.bots.views import player_view
 
 
 def _positions(env_mod, num_players, seed, every=3, **options):

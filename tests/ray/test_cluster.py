@@ -1,7 +1,6 @@
 """Two real raylets on one machine (``ray.cluster_utils.Cluster``): work spreads over
 both nodes, results equal the local run, and a node lost mid-run changes nothing."""
 
-import os
 import time
 
 import numpy as np

@@ -9,8 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from sly_scout_env.agents.evaluation.arena import run_arena
 from sly_scout_env.agents.bots.registry import make_from_spec
+from sly_scout_env.agents.evaluation.arena import run_arena
 from sly_scout_env.agents.training.ppo import TrainConfig
 from sly_scout_env.games import get_game
 

@@ -171,7 +171,7 @@ class ScoutReference:
 
     # -- state dicts ---------------------------------------------------------------------
     @classmethod
-    def from_state_dict(cls, d: dict) -> "ScoutReference":
+    def from_state_dict(cls, d: dict) -> ScoutReference:
         ref = cls(d["num_players"], d["rounds"], d["ii_after_empty_set"], d["score_held_chips"])
         ref.round = d["round"]
         ref.starting_player = d["starting_player"]

@@ -91,6 +91,9 @@ def test_card_conservation(g):
     e = make_env(g)
     e.reset(seed=g["seed"])
     d = e.state_dict()
+    # Two players: the set-aside half of the last whole-deck deal, kept from an even round for
+    # the odd round after it (defined before the loop: both branches run in different passes).
+    previous_set_aside = None
     while True:
         if d["phase"] == "flip" and d["current_player"] == d["starting_player"]:
             # A new round: with two players round 2 (and every odd round) plays the

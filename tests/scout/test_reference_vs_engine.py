@@ -85,7 +85,8 @@ def _mismatch(what: str, before: dict, move, expected, actual) -> str:
 
 def _diff_states(expected: dict, actual: dict) -> dict:
     keys = sorted(set(expected) | set(actual))
-    return {k: {"reference": expected.get(k), "engine": actual.get(k)} for k in keys if expected.get(k) != actual.get(k)}
+    return {k: {"reference": expected.get(k), "engine": actual.get(k)}
+            for k in keys if expected.get(k) != actual.get(k)}
 
 
 def play_lockstep(n: int, seed: int, rounds: int | None, ii_after_empty_set: bool, score_held_chips: bool) -> int:

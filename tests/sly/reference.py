@@ -66,7 +66,7 @@ class SlyReference:
         return SPACES_PER_HOUSE * self.hen_houses
 
     @classmethod
-    def from_state_dict(cls, d: dict) -> "SlyReference":
+    def from_state_dict(cls, d: dict) -> SlyReference:
         g = cls.__new__(cls)
         g.num_players = d["num_players"]
         g.hen_houses = d["hen_houses"]
@@ -103,7 +103,7 @@ class SlyReference:
             "scores": self.scores(),
         }
 
-    def copy(self) -> "SlyReference":
+    def copy(self) -> SlyReference:
         return copy.deepcopy(self)
 
     # -- scoring ---------------------------------------------------------------------

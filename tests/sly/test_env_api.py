@@ -209,7 +209,8 @@ def _mutations(d):
     mut("current_player", lambda m: m.__setitem__("current_player", 3))
     mut("current_player", lambda m: m.__setitem__("current_player", "0"))
     mut("game_over", lambda m: m.__setitem__("game_over", 0))
-    mut("known_in_hand", lambda m: m["known_in_hand"].__setitem__(0, [c for c in range(7) if c not in m["hands"][0]][:1]))
+    mut("known_in_hand",
+        lambda m: m["known_in_hand"].__setitem__(0, [c for c in range(7) if c not in m["hands"][0]][:1]))
     mut("scores", lambda m: m["scores"].__setitem__(0, m["scores"][0] + 1))
     mut("reveal_scope", lambda m: m.__setitem__("reveal_scope", "some"))
     mut("first_player", lambda m: m.__setitem__("first_player", 2))
