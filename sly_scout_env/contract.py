@@ -122,6 +122,11 @@ so a batched version loops rows with ``prange``. Nothing below allocates per mov
     ``GameInfo``; ``options`` as ``rules.parse_options`` resolves them); see each game's
     ``bounds.py``.
 
+``summary`` -- optional (:data:`OPTIONAL`): the end of a round or match in words for people
+    ``round_end(options, before, after, action, viewer) -> dict | None``: every hand face up
+    and how each score came about, once ``action`` ended a round (None otherwise);
+    ``SEAT_KEYS``: the fields of one seat in it (the web table's round-end panel).
+
 ``search`` -- optional (:data:`OPTIONAL`): the parts the generic ``ismcts`` bot searches with
     ``SearchAdapter(num_players, options, **PARAMS)``: the adapter protocol of
     ``agents/bots/ismcts.py`` (root, determinize, edge keys, rollouts, returns ...);
@@ -159,4 +164,5 @@ OPTIONAL: dict[str, tuple[str, ...]] = {
     "features": ("FEATURE_NAMES", "FEATURE_SIZE", "action_features", "features_of"),
     "search": ("SearchAdapter", "KERNELS"),
     "bounds": ("max_moves", "score_bounds"),
+    "summary": ("SEAT_KEYS", "round_end"),
 }

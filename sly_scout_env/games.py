@@ -63,6 +63,11 @@ class Option:
     help: str
     # Whether `simulate` takes it (Scout's `rounds` does not: a simulated hand is one round).
     simulate: bool = True
+    # For people (the web table's start page), in the rulebook's words where it has them: a
+    # label, a sentence, and a label per choice (in the order of ``choices``).
+    label: str = ""
+    words: str = ""
+    choice_labels: tuple = ()
 
     def parse(self, text: str):
         """The allowed value spelled ``text`` on a command line; ValueError if none is."""
@@ -177,11 +182,22 @@ _SPECS: dict[str, GameSpec] = {
             options=(
                 Option("rounds", None, None,
                        "rounds in a game; None = the official count (players, 2 for 2 players); 1 plays one hand",
-                       simulate=False),
+                       simulate=False,
+                       label='Number of rounds',
+                       words=('Official: as many rounds as there are players (2 players: 2 rounds), so each player '
+                              'starts one round. 1 plays a single hand.')),
                 Option("ii_after_empty_set", True, (True, False),
-                       "round end (ii) also when the Scouts took the active set's last card (the literal rule)"),
+                       "round end (ii) also when the Scouts took the active set's last card (the literal rule)",
+                       label='A round also ends when the active set is scouted away',
+                       words=('The round ends when play comes back to the player whose set nobody beat, also when '
+                              'the others have scouted every card of that set (the rule as printed).'),
+                       choice_labels=('Yes (as printed)', 'No')),
                 Option("score_held_chips", True, (True, False),
-                       "2 players: each chip still held at the round end scores +1"),
+                       "2 players: each chip still held at the round end scores +1",
+                       label='2 players: chips you still hold score',
+                       words=('With 2 players, every Scout chip still in front of you when the round ends is worth 1'
+                              ' point.'),
+                       choice_labels=('Yes (official)', 'No')),
             ),
             package="sly_scout_env.scout",
             env_module_name="sly_scout_env.scout_v0",
@@ -196,11 +212,21 @@ _SPECS: dict[str, GameSpec] = {
             end_reasons=("step cap", "a hand with <= 1 card", "all spaces Safe"),
             options=(
                 Option("hen_houses", None, (None, 1, 2),
-                       "Hen Houses of four spaces; None = 1 for 2 players, 2 for 3-4"),
+                       "Hen Houses of four spaces; None = 1 for 2 players, 2 for 3-4",
+                       label='Hen Houses on the table',
+                       words='Each Hen House has four spaces worth 1 to 4. Official: 1 for 2 players, 2 for 3 or 4.',
+                       choice_labels=('Official', '1', '2')),
                 Option("reveal_scope", "house", ("house", "all"),
-                       "a Reveal flips one chosen Hen House, or every face-down card"),
+                       "a Reveal flips one chosen Hen House, or every face-down card",
+                       label='What a Reveal turns over',
+                       words=('A Reveal turns over the face-down cards of one Hen House of your choice (official), '
+                              'or every face-down card on the table.'),
+                       choice_labels=('One Hen House (official)', 'Every face-down card')),
                 Option("first_player", 0, (0, "random"),
-                       "seat 0 starts, or a seat drawn from the game's own generator"),
+                       "seat 0 starts, or a seat drawn from the game's own generator",
+                       label='Who starts',
+                       words='The first seat starts (official), or a seat is drawn at random.',
+                       choice_labels=('Seat 1 (official)', 'Drawn at random')),
             ),
             package="sly_scout_env.sly",
             env_module_name="sly_scout_env.sly_v0",

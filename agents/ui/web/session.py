@@ -274,7 +274,7 @@ class WebMatch(Match):
 
 def check_round_ends(value, game: str, players: int) -> list:
     """Saved round summaries (:mod:`summary`'s, of this game and player count), or [] when they are not."""
-    keys = summary.SEAT_KEYS.get(game)
+    keys = summary.seat_keys(game)
     if not isinstance(value, list) or keys is None:
         return []
     for r in value:

@@ -15,35 +15,6 @@ from functools import cache
 
 from sly_scout_env.games import get_game
 
-# Option labels and help, in the rulebook's words where it has them (docs/sly_rules.md, the
-# Scout rulebook); each choice's label in order of the option's choices.
-OPTIONS = {
-    "scout": {
-        "rounds": ("Number of rounds",
-                   "Official: as many rounds as there are players (2 players: 2 rounds), so each player "
-                   "starts one round. 1 plays a single hand.", None),
-        "ii_after_empty_set": ("A round also ends when the active set is scouted away",
-                               "The round ends when play comes back to the player whose set nobody beat, also "
-                               "when the others have scouted every card of that set (the rule as printed).",
-                               ["Yes (as printed)", "No"]),
-        "score_held_chips": ("2 players: chips you still hold score",
-                             "With 2 players, every Scout chip still in front of you when the round ends is "
-                             "worth 1 point.", ["Yes (official)", "No"]),
-    },
-    "sly": {
-        "hen_houses": ("Hen Houses on the table",
-                       "Each Hen House has four spaces worth 1 to 4. Official: 1 for 2 players, 2 for 3 or 4.",
-                       ["Official", "1", "2"]),
-        "reveal_scope": ("What a Reveal turns over",
-                         "A Reveal turns over the face-down cards of one Hen House of your choice (official), "
-                         "or every face-down card on the table.",
-                         ["One Hen House (official)", "Every face-down card"]),
-        "first_player": ("Who starts",
-                         "The first seat starts (official), or a seat is drawn at random.",
-                         ["Seat 1 (official)", "Drawn at random"]),
-    },
-}
-
 BOT_LABELS = {"random": "Random", "greedy": "Greedy", "ismcts": "ISMCTS", "neural": "Neural", "ppo": "PPO"}
 
 # Opponents by strength (docs/strength.md): Easy is the compiled heuristic, Medium the shipped
@@ -62,11 +33,12 @@ def plural(n: int, one: str, many: str | None = None) -> str:
 
 
 def option_words(game: str, option) -> dict:
-    """The page's label, help and choice labels of one option (the code name stays in ``name``)."""
-    label, help_text, choices = OPTIONS.get(game, {}).get(option.name, (option.name, option.help, None))
+    """The page's label, help and choice labels of one option (the registry's ``Option``: its
+    ``label``, ``words`` and ``choice_labels``, in the rulebook's words; the code name stays in ``name``)."""
+    choices = list(option.choice_labels) or None
     if option.choices and (choices is None or len(choices) != len(option.choices)):
         choices = ["Official" if c is None else str(c) for c in option.choices]
-    return {"label": label, "words": help_text, "choice_labels": choices}
+    return {"label": option.label or option.name, "words": option.words or option.help, "choice_labels": choices}
 
 
 def bot_label(spec: str) -> str:
