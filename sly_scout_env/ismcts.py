@@ -244,7 +244,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
         ti[0, :] = 0
         tf[0, :] = 0.0
         meta[M_NODES] = 1
-    for _ in range(iterations): (only the count matters)
+    for _ in range(iterations):  # (only the count matters)
         # 1. determinize
         row[:] = root_row
         determinize_fn(row, observer, rng, iw)
@@ -402,6 +402,38 @@ def child_visits(ek, ev, ti, node, keys, n, out):
     for i in range(n):
         s = _slot(ek, _pack(node, keys[i]))
         out[i] = ti[ev[s], T_VISITS] if ek[s] != E_EMPTY and ev[s] >= 0 else 0
+
+
+class AdapterBase:
+    """What every game's ``SearchAdapter`` shares: the compiled policies' buffer and networks.
+
+    A subclass sets ``GAME`` (its registry name) and, in ``__init__``, ``num_players``,
+    ``options``, ``observation_size``, ``_obs`` (float32 of ``observation_size``) and
+    ``_nets`` (``netpolicy.NO_NETS``).
+    """
+
+    GAME = ""
+
+    @property
+    def obs(self) -> np.ndarray:
+        """The float32 buffer the compiled parts encode observations into (networks' activations after)."""
+        return self._obs
+
+    @property
+    def nets(self) -> np.ndarray:
+        """The packed rollout networks (``NO_NETS`` unless ``policy_id("neural")`` set them)."""
+        return self._nets
+
+    def policy_id(self, name: str) -> int:
+        """The compiled policy id of ``name`` (ValueError if unknown); ``"neural"`` loads the network
+        shipped for the table (or ``neural:path=FILE``) for the compiled moves."""
+        from .netpolicy import compiled_policies, obs_size
+
+        ids, nets = compiled_policies(self.GAME, [name], self.num_players, self.options)
+        if len(nets):
+            self._nets = nets
+            self._obs = np.zeros(obs_size(self.observation_size, nets), dtype=np.float32)
+        return int(ids[0])
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ Each game's own changes are documented in its ``view`` module
 from __future__ import annotations
 
 import copy
+import textwrap
 
 from .games import GAMES, get_game
 
@@ -35,3 +36,27 @@ def player_view(state_dict: dict, seat: int) -> dict:
     view["viewer"] = seat
     get_game(game).module("view").redact(state_dict, view, seat)
     return view
+
+
+# -- the games' visibility rules (each game's ``view`` module holds a table of them) ----------
+# SEEN: field -> (rule, words): ``rule(state_dict, seat)`` is what ``seat`` sees of the field,
+# ``words`` the rule for the docs; PUBLIC: the fields every seat sees whole.
+
+
+def apply_rules(seen: dict, d: dict, view: dict, seat: int) -> None:
+    """In ``view`` (a copy of ``d``), each field of ``seen`` becomes what ``seat`` sees of it."""
+    for field, (rule, _) in seen.items():
+        view[field] = rule(d, seat)
+
+
+def rules_doc(doc: str | None, seen: dict, public: tuple) -> str | None:
+    """``doc`` with ``{rules}`` (the rules of ``seen`` in words) and ``{public}`` (the public fields) filled in."""
+    if not doc:
+        return doc
+    lines = []
+    for field, (_, words) in seen.items():
+        wrapped = textwrap.wrap(words, 82)
+        lines.append(f"    {field:<12}{wrapped[0]}")
+        lines += [" " * 16 + w for w in wrapped[1:]]
+    return doc.replace("{rules}", "\n".join(lines)).replace(
+        "{public}", textwrap.fill("Every other field is public, kept as it is: " + ", ".join(public) + ".", 88))

@@ -47,7 +47,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sly_scout_env.netpolicy import NO_NETS, compiled_policies, obs_size
+from sly_scout_env.ismcts import AdapterBase
+from sly_scout_env.netpolicy import NO_NETS
 from sly_scout_env.scout import policies as SP
 from sly_scout_env.scout import rules as R
 from sly_scout_env.scout.determinize import MAX_HIDDEN, determinize, row_from_view
@@ -237,13 +238,14 @@ KERNELS = (k_mover, k_determinize, k_seed, k_edge_keys, k_apply, k_prior, k_best
            k_returns)
 
 
-class SearchAdapter:
+class SearchAdapter(AdapterBase):
     """Scout for the generic ISMCTS (``sly_scout_env.agents.bots.ismcts``; the protocol is in its docstring).
 
     Parameters of its own (``ismcts:horizon=game``): ``horizon`` (``"round"`` default, or
     ``"game"``) and ``prune`` (default True); see the module docstring.
     """
 
+    GAME = "scout"
     # The adapter's own bot parameters and their defaults (the ismcts bot passes them on).
     PARAMS = {"horizon": "round", "prune": True}
     # Scout's defaults of the generic search parameters. ``value="score"``: with the round
@@ -277,16 +279,6 @@ class SearchAdapter:
         self._work = make_work()
         self._values = np.zeros(self.num_actions, dtype=np.int64)
         self._nets = NO_NETS  # the rollout network, set by policy_id("neural")
-
-    @property
-    def obs(self) -> np.ndarray:
-        """The float32 buffer the compiled parts encode observations into (networks' activations after)."""
-        return self._obs
-
-    @property
-    def nets(self) -> np.ndarray:
-        """The packed rollout networks (``NO_NETS`` unless ``policy_id("neural")`` set them)."""
-        return self._nets
 
     def workspace(self):
         """(iw, fw, prm): the compiled search's workspaces and this adapter's parameters (``KERNELS``)."""
@@ -352,13 +344,6 @@ class SearchAdapter:
     def rollout(self, row, policy_id) -> None:
         if rollout(row, policy_id, self._scratch, self._obs, self._prng, self._nets, ROLLOUT_STEP_CAP) != 0:
             raise RuntimeError("scout rollout failed: a compiled policy returned no legal move")
-
-    def policy_id(self, name: str) -> int:
-        ids, nets = compiled_policies("scout", [name], self.num_players, self.options)
-        if len(nets):
-            self._nets = nets
-            self._obs = np.zeros(obs_size(self.observation_size, nets), dtype=np.float32)
-        return int(ids[0])
 
     def returns(self, row):
         """Per seat: this round's points + ``weight`` * the totals before it (see Horizon)."""

@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sly_scout_env.netpolicy import NO_NETS, compiled_policies, obs_size
+from sly_scout_env.ismcts import AdapterBase
+from sly_scout_env.netpolicy import NO_NETS
 from sly_scout_env.sly import policies as SP
 from sly_scout_env.sly import rules as R
 from sly_scout_env.sly.determinize import determinize, row_from_view
@@ -162,9 +163,10 @@ KERNELS = (k_mover, k_determinize, k_seed, k_edge_keys, k_apply, k_prior, k_best
            k_returns)
 
 
-class SearchAdapter:
+class SearchAdapter(AdapterBase):
     """Sly for the generic ISMCTS (``sly_scout_env.agents.bots.ismcts``; the protocol is in its docstring)."""
 
+    GAME = "sly"
     # No parameters of its own; the generic search parameters keep their defaults.
     PARAMS: dict = {}
     BOT_DEFAULTS: dict = {}
@@ -188,16 +190,6 @@ class SearchAdapter:
         self._prng = np.zeros(1, dtype=np.int64)  # the compiled policies' own generator
         self._values = np.zeros(self.num_actions, dtype=np.float64)
         self._nets = NO_NETS  # the rollout network, set by policy_id("neural")
-
-    @property
-    def obs(self) -> np.ndarray:
-        """The float32 buffer the compiled parts encode observations into (networks' activations after)."""
-        return self._obs
-
-    @property
-    def nets(self) -> np.ndarray:
-        """The packed rollout networks (``NO_NETS`` unless ``policy_id("neural")`` set them)."""
-        return self._nets
 
     def workspace(self):
         """(iw, fw, prm): the compiled search's workspaces and this adapter's parameters (``KERNELS``)."""
@@ -248,13 +240,6 @@ class SearchAdapter:
         if a < 0:
             raise RuntimeError("sly policy returned no legal move")
         return a
-
-    def policy_id(self, name: str) -> int:
-        ids, nets = compiled_policies("sly", [name], self.num_players, self.options)
-        if len(nets):
-            self._nets = nets
-            self._obs = np.zeros(obs_size(self.observation_size, nets), dtype=np.float32)
-        return int(ids[0])
 
     def returns(self, row):
         R.scores(row, self._scores)

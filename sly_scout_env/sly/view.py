@@ -18,7 +18,8 @@ What a seat sees of each field it does not see whole::
 from __future__ import annotations
 
 import copy
-import textwrap
+
+from ..views import apply_rules, rules_doc
 
 
 def space_card_seen(d: dict, seat: int | None, space: dict | None) -> bool:
@@ -64,22 +65,10 @@ PUBLIC = (
 )
 
 
-def _rules_text() -> str:
-    lines = []
-    for field, (_, words) in SEEN.items():
-        wrapped = textwrap.wrap(words, 82)
-        lines.append(f"    {field:<12}{wrapped[0]}")
-        lines += [" " * 16 + w for w in wrapped[1:]]
-    return "\n".join(lines)
-
-
-if __doc__:
-    __doc__ = __doc__.replace("{rules}", _rules_text()).replace(
-        "{public}", textwrap.fill("Every other field is public, kept as it is: " + ", ".join(PUBLIC) + ".", 88))
+__doc__ = rules_doc(__doc__, SEEN, PUBLIC)
 
 
 def redact(d: dict, view: dict, seat: int) -> None:
     """Hide in ``view`` (a deep copy of ``d`` made by :func:`sly_scout_env.views.player_view`)
     what ``seat`` cannot know: each field of :data:`SEEN` becomes what ``seat`` sees of it."""
-    for field, (seen, _) in SEEN.items():
-        view[field] = seen(d, seat)
+    apply_rules(SEEN, d, view, seat)
