@@ -194,8 +194,8 @@ def test_fast_learner_takes_neural_opponents():
         batch.step(batch.check_actions([rng.choice(np.flatnonzero(m)) for m in batch.masks]))
         done += int(batch.dones.sum())
     assert done > 0
-    with pytest.raises(CheckpointError, match="player counts with one: 2, 4, 5"):
-        SingleLearnerBatch("scout", 4, opponents="neural", num_players=3)
+    with pytest.raises(CheckpointError, match="player counts with one: 2, 3"):
+        SingleLearnerBatch("sly", 4, opponents="neural", num_players=4)
 
 
 @pytest.mark.train
@@ -234,14 +234,12 @@ def test_ismcts_with_neural_rollouts_plays_legal_full_games(game, players):
 
 
 def test_ismcts_neural_rollout_at_a_count_without_a_checkpoint_is_refused():
-    bot = make("ismcts", game="scout", rollout="neural", iterations=5)
-    with pytest.raises(CheckpointError, match="player counts with one: 2, 4, 5"):
-        bot.reset(0, game="scout", num_players=3, seat=0, options={})
+    bot = make("ismcts", game="sly", rollout="neural", iterations=5)
+    with pytest.raises(CheckpointError, match="player counts with one: 2, 3"):
+        bot.reset(0, game="sly", num_players=4, seat=0, options={})
 
 
 @pytest.mark.parametrize("game, players, policies, match", [
-    ("scout", 3, ["neural", "greedy", "random"], "no shipped checkpoint for scout with 3 players; player counts "
-                                                 "with one: 2, 4, 5"),
     ("sly", 4, ["neural"] * 4, "no shipped checkpoint for sly with 4 players; player counts with one: 2, 3"),
     ("sly", 2, ["neural:depth=3", "random"], "only neural takes a parameter, path=FILE"),
     ("sly", 2, ["greedy:path=x.npz", "random"], "only neural takes a parameter"),
@@ -285,9 +283,9 @@ def test_cli_simulate_plays_neural(capsys):
                  "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "neural,greedy" in out
-    assert main(["simulate", "scout", "--players", "3", "--hands", "10", "--policies", "neural,greedy,greedy",
+    assert main(["simulate", "sly", "--players", "4", "--games", "10", "--policies", "neural,greedy,greedy,greedy",
                  "--no-progress"]) == 2
-    assert "player counts with one: 2, 4, 5" in capsys.readouterr().err
+    assert "player counts with one: 2, 3" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("game", GAMES)

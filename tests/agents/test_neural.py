@@ -205,7 +205,7 @@ def _option_grid(spec, players, trained):
 
 SHIPPED = shipped()
 # What the package ships (docs/training.md, "Shipped checkpoints"); the tests below run on every one.
-SHIPPED_TABLES = {("scout", 2), ("scout", 4), ("scout", 5), ("sly", 2), ("sly", 3)}
+SHIPPED_TABLES = {("scout", 2), ("scout", 3), ("scout", 4), ("scout", 5), ("sly", 2), ("sly", 3)}
 
 
 def test_the_package_ships_its_checkpoints():
@@ -380,10 +380,10 @@ def test_warm_start_clones_the_teacher_well_above_chance():
 
 # The shipped checkpoints that beat greedy (benchmarks/strength.jsonl, docs/training.md):
 # (game, players) -> (arena games, required margin of the interval's lower end over parity).
-# Measured: Sly 2p 0.86, Sly 3p 0.61 (parity 0.33); Scout (distilled ISMCTS) 2p 0.76-0.78, 4p 0.45
-# (parity 0.25), 5p 0.38 (parity 0.20).
-BEATS_GREEDY = {("sly", 2): (100, 0.1), ("sly", 3): (120, 0.1), ("scout", 2): (200, 0.1), ("scout", 4): (200, 0.05),
-                ("scout", 5): (200, 0.05)}
+# Measured: Sly 2p 0.86, Sly 3p 0.61 (parity 0.33); Scout (distilled ISMCTS) 2p 0.76-0.78, 3p 0.49
+# (parity 0.33), 4p 0.45 (parity 0.25), 5p 0.38 (parity 0.20).
+BEATS_GREEDY = {("sly", 2): (100, 0.1), ("sly", 3): (120, 0.1), ("scout", 2): (200, 0.1), ("scout", 3): (201, 0.05),
+                ("scout", 4): (200, 0.05), ("scout", 5): (200, 0.05)}
 
 
 @pytest.mark.parametrize("table", sorted(BEATS_GREEDY))

@@ -472,15 +472,16 @@ def test_the_start_page_speaks_plainly_and_offers_levels(live_server, page):
     for code in ("ii_after_empty_set", "score_held_chips", "hen_houses", "None", "Seat 0", "player_"):
         assert code not in text, code
     assert "Number of rounds" in text and "Seat 1 (plays first)" in text
-    # Levels next to the bots; Medium (the shipped network) only where one is shipped.
-    page.select_option("#players", "3")
+    # Levels next to the bots; Medium (the shipped network) only where one is shipped (Sly 4p has none).
+    page.check("input[name=game][value=sly]")
+    page.select_option("#players", "4")
     options = page.eval_on_selector_all("#bot-1 option", "os => os.map(o => [o.value, o.textContent])")
     values = [v for v, _ in options]
     assert values[:2] == ["level:Easy", "level:Hard"] and "level:Medium" not in values
     hard = dict(options)["level:Hard"]
     assert "s a move" in hard
     page.select_option("#bot-1", "level:Hard")
-    assert "per move with 3 players" in page.inner_text("#bots")
+    assert "per move with 4 players" in page.inner_text("#bots")
     page.select_option("#players", "2")
     assert "level:Medium" in page.eval_on_selector_all("#bot-1 option", "os => os.map(o => o.value)")
     page.select_option("#bot-1", "level:Medium")

@@ -89,7 +89,7 @@ def test_neural_only_where_a_network_is_shipped():
     g = WebGame.new("n", "scout", 2, 0, get_game("scout").default_options(), ["neural"], 1)
     assert g.snapshot["seating"][1]["name"] == "Neural (seat 2)"
     with pytest.raises(BadInput) as exc:
-        WebGame.new("n", "scout", 3, 0, get_game("scout").default_options(), ["neural", "greedy"], 1)
+        WebGame.new("n", "sly", 4, 0, get_game("sly").default_options(), ["neural", "greedy", "greedy"], 1)
     assert exc.value.field == "bots" and "no shipped checkpoint" in str(exc.value)
     with pytest.raises(BadInput):
         check_bot("neural:path=/etc/passwd", "scout", "bots[0]", {})
