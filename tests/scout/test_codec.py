@@ -13,6 +13,8 @@ from sly_scout_env import scout_v0
 from sly_scout_env.scout import codec as C
 from sly_scout_env.scout import rules as R
 
+from ..state_dict_fuzz import fuzz, set_at
+
 PLAYER_COUNTS = (2, 3, 4, 5)
 NOT_INTS = (10**20, 2**63, -(2**63) - 1, 2**64, 1.5, 2.0, True, False, "1", None, [], {})
 
@@ -39,16 +41,6 @@ def assert_refused(env, d, field):
 
 
 # --- literal cases ---------------------------------------------------------------------------------
-def _set(path, value):
-    def edit(d):
-        node = d
-        for key in path[:-1]:
-            node = node[key]
-        node[path[-1]] = value
-
-    return edit
-
-
 EDITS = {  # field named by the error -> paths of an int (or bool) in the state dict
     "hands": (("hands", 0, 0, 0), ("hands", 1, 0, 1)),
     "active_set": (("active_set", 0, 0),),
@@ -88,7 +80,7 @@ def test_bad_numbers_are_refused(played, field, bad):
         return  # a bool is what these fields hold
     for path in EDITS[field]:
         d = copy.deepcopy(good)
-        _set(path, bad)(d)
+        set_at(path, bad)(d)
         assert_refused(env, d, field)
 
 
@@ -104,7 +96,7 @@ def test_numpy_ints_are_ints(played):
     bad_values = ((("hands", 0, 0, 0), np.int64(11)), (("scout_chips", 0), np.int64(-1)), (("rng",), np.uint64(2**63)))
     for path, bad in bad_values:
         m = copy.deepcopy(good)
-        _set(path, bad)(m)
+        set_at(path, bad)(m)
         assert_refused(env, m, path[0])
 
 
@@ -115,7 +107,7 @@ def test_bad_bool_fields_take_only_bools(played, bad):
         return
     for field, path in (("known", ("known", 0, 0)), ("score_held_chips", ("score_held_chips",))):
         d = copy.deepcopy(good)
-        _set(path, bad)(d)
+        set_at(path, bad)(d)
         assert_refused(env, d, field)
 
 
@@ -203,59 +195,11 @@ def test_codec_returns_a_new_row_and_a_copy_of_the_history(played):
 POOL = (10**20, 2**63, -(2**63) - 1, -1, 0, 1, 2, 999, 1.5, True, False, "x", None, [], {}, [1, 2], [[1, 2]])
 
 
-def _nodes(x, path=()):
-    yield path, x
-    if isinstance(x, dict):
-        for k, v in x.items():
-            yield from _nodes(v, path + (k,))
-    elif isinstance(x, list):
-        for i, v in enumerate(x):
-            yield from _nodes(v, path + (i,))
-
-
-def mutate(d, rng):
-    """A deep copy of ``d`` with one or two random edits: a node replaced by a value of
-    ``POOL``, a key deleted or a key added."""
-    d = copy.deepcopy(d)
-    for _ in range(int(rng.integers(1, 3))):
-        nodes = list(_nodes(d))
-        op = rng.random()
-        if op < 0.75:
-            path, _ = nodes[int(rng.integers(1, len(nodes)))]
-            _set(path, copy.deepcopy(POOL[int(rng.integers(len(POOL)))]))(d)
-        else:
-            dicts = [x for _, x in nodes if isinstance(x, dict) and x]
-            x = dicts[int(rng.integers(len(dicts)))]
-            if op < 0.9:
-                del x[list(x)[int(rng.integers(len(x)))]]
-            else:
-                x["extra" if rng.random() < 0.5 else 0] = 1
-    return d
-
-
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
 def test_fuzz_mutated_state_dicts(n):
     rng = np.random.default_rng(100 + n)
     bases = [position(n, seed, moves).state_dict() for seed, moves in enumerate((0, 3, 20, 60, 150, 400))]
-    env = scout_v0.raw_env(num_players=n)
-    env.reset(seed=0)
-    loaded = 0
-    for i in range(300):
-        m = mutate(bases[i % len(bases)], rng)
-        before = env.state_dict()
-        try:
-            env.from_state_dict(m)
-        except (ValueError, TypeError) as e:
-            assert "state dict" in str(e), (m, e)
-            assert env.state_dict() == before, m
-            continue
-        loaded += 1
-        out = env.state_dict()
-        again = scout_v0.raw_env(num_players=n)
-        again.from_state_dict(copy.deepcopy(out))
-        assert again.state_dict() == out
-        assert np.array_equal(again._state, env._state)
-        assert {k: out[k] for k in m} == m  # what was given reads back
+    loaded = fuzz(lambda: scout_v0.raw_env(num_players=n), bases, rng, POOL)
     assert loaded  # some mutations (a small rng, a seat, a flag) keep the position valid
 
 

@@ -13,6 +13,8 @@ from sly_scout_env import sly_v0
 from sly_scout_env.sly import codec as C
 from sly_scout_env.sly import rules as R
 
+from ..state_dict_fuzz import fuzz, set_at
+
 PLAYERS = (2, 3, 4)
 NOT_INTS = (10**20, 2**63, -(2**63) - 1, 2**64, 1.5, 2.0, True, False, "1", None, [], {})
 
@@ -36,16 +38,6 @@ def assert_refused(env, d, field):
         env.from_state_dict(d)
     assert f"state dict field {field!r}" in str(info.value), str(info.value)
     assert env.state_dict() == before
-
-
-def _set(path, value):
-    def edit(d):
-        node = d
-        for key in path[:-1]:
-            node = node[key]
-        node[path[-1]] = value
-
-    return edit
 
 
 # --- literal cases ---------------------------------------------------------------------------------
@@ -91,7 +83,7 @@ def test_bad_numbers_are_refused(played, field, bad):
     env, good, paths = played
     for path in paths[field]:
         d = copy.deepcopy(good)
-        _set(path, bad)(d)
+        set_at(path, bad)(d)
         assert_refused(env, d, field)
 
 
@@ -142,7 +134,7 @@ def test_numpy_ints_are_ints(played):
     assert env.state_dict() == good
     for path, bad in ((paths["hands"][0], np.int64(7)), (paths["captured"][0], np.int64(-1))):
         m = copy.deepcopy(good)
-        _set(path, bad)(m)
+        set_at(path, bad)(m)
         assert_refused(env, m, path[0])
 
 
@@ -181,61 +173,15 @@ def test_codec_returns_a_new_row(played):
 POOL = (10**20, 2**63, -(2**63) - 1, -1, 0, 1, 2, 999, 1.5, True, False, "x", None, [], {}, [0], "all", "random")
 
 
-def _nodes(x, path=()):
-    yield path, x
-    if isinstance(x, dict):
-        for k, v in x.items():
-            yield from _nodes(v, path + (k,))
-    elif isinstance(x, list):
-        for i, v in enumerate(x):
-            yield from _nodes(v, path + (i,))
-
-
-def mutate(d, rng):
-    """A deep copy of ``d`` with one or two random edits: a node replaced by a value of
-    ``POOL``, a key deleted or a key added."""
-    d = copy.deepcopy(d)
-    for _ in range(int(rng.integers(1, 3))):
-        nodes = list(_nodes(d))
-        op = rng.random()
-        if op < 0.75:
-            path, _ = nodes[int(rng.integers(1, len(nodes)))]
-            _set(path, copy.deepcopy(POOL[int(rng.integers(len(POOL)))]))(d)
-        else:
-            dicts = [x for _, x in nodes if isinstance(x, dict) and x]
-            x = dicts[int(rng.integers(len(dicts)))]
-            if op < 0.9:
-                del x[list(x)[int(rng.integers(len(x)))]]
-            else:
-                x["extra" if rng.random() < 0.5 else 0] = 1
-    return d
-
-
 @pytest.mark.parametrize("n", PLAYERS)
 def test_fuzz_mutated_state_dicts(n):
     rng = np.random.default_rng(200 + n)
     bases = [position(n, seed, moves).state_dict() for seed, moves in enumerate((0, 2, 6, 12, 20, 100))]
-    env = sly_v0.raw_env(num_players=n)
-    env.reset(seed=0)
-    loaded = 0
-    for i in range(300):
-        m = mutate(bases[i % len(bases)], rng)
-        before = env.state_dict()
-        try:
-            env.from_state_dict(m)
-        except (ValueError, TypeError) as e:
-            assert "state dict" in str(e), (m, e)
-            assert env.state_dict() == before, m
-            continue
-        loaded += 1
-        out = env.state_dict()
-        again = sly_v0.raw_env(num_players=n)
-        again.from_state_dict(copy.deepcopy(out))
-        assert again.state_dict() == out
-        assert np.array_equal(again._state, env._state)
+    def same(given, read):
         # What was given reads back (rng modulo 2**64; an omitted or null end_reason is derived).
-        assert {k: out[k] for k in m if k not in ("rng", "end_reason")} == {
-            k: v for k, v in m.items() if k not in ("rng", "end_reason")
-        }
-        assert "rng" not in m or (m["rng"] - out["rng"]) % 2**64 == 0
+        skip = ("rng", "end_reason")
+        return ({k: read[k] for k in given if k not in skip} == {k: v for k, v in given.items() if k not in skip}
+                and ("rng" not in given or (given["rng"] - read["rng"]) % 2**64 == 0))
+
+    loaded = fuzz(lambda: sly_v0.raw_env(num_players=n), bases, rng, POOL, same=same)
     assert loaded  # some mutations (an rng, a flag, a scope) keep the position valid
