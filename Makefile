@@ -40,6 +40,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/run.py --readme
 	$(PY) benchmarks/ismcts_speed.py --out benchmarks/ismcts_speed.md
 	$(PY) benchmarks/web_load.py --players 50 --games 2
+	$(PY) benchmarks/openspiel_speed.py
 
 clean:
 	rm -rf $(VENV) build site *.egg-info
