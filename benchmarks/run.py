@@ -61,7 +61,7 @@ sys.path.insert(0, str(ROOT))
 import numba  # noqa: E402
 from numba import njit  # noqa: E402
 
-from sly_scout_env.games import GAMES, get_game  # noqa: E402
+from sly_scout_env.games import GAMES, all_games, get_game  # noqa: E402
 from sly_scout_env.simulation import simulate  # noqa: E402
 from sly_scout_env.vector import vector_env as make_vector_env  # noqa: E402
 
@@ -85,7 +85,8 @@ QUICK = Sizes(kernel_seconds=0.05, big_n=20_000, vec_steps=5_000, env_steps=1_00
 # The project's speed targets, stated for these rows: in-kernel units/min with all threads
 # (game, players, units/min), and the vector env's agent-steps/s at a batch (batch, rate) for
 # the same rows.
-KERNEL_TARGETS = (("scout", 4, 1_000_000), ("sly", 3, 3_000_000))
+# (game, players, units per minute): each game's speed target, from the registry.
+KERNEL_TARGETS = tuple((s.name, *s.speed_target) for s in all_games() if s.speed_target)
 VECTOR_TARGET = (4096, 500_000)
 _PLAYERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 README_START = "<!-- BENCHMARK_TABLE start: written by `make bench` -->"

@@ -106,6 +106,8 @@ class GameSpec:
     # batch, policies, heuristic, determinize) and its versioned PettingZoo module.
     package: str
     env_module_name: str
+    # (players, units per minute): the in-kernel speed `make bench` checks (docs/benchmarks.md).
+    speed_target: tuple[int, int] | None = None
 
     # -- modules --------------------------------------------------------------------------
     def module(self, role: str) -> ModuleType:
@@ -201,6 +203,7 @@ _SPECS: dict[str, GameSpec] = {
             ),
             package="sly_scout_env.scout",
             env_module_name="sly_scout_env.scout_v0",
+            speed_target=(4, 1_000_000),
         ),
         GameSpec(
             name="sly",
@@ -230,6 +233,7 @@ _SPECS: dict[str, GameSpec] = {
             ),
             package="sly_scout_env.sly",
             env_module_name="sly_scout_env.sly_v0",
+            speed_target=(3, 3_000_000),
         ),
     )
 }
