@@ -5,7 +5,7 @@ code on every core) and a short arena of random vs greedy vs ISMCTS (seat rotati
 duplicate deals, win shares and mean scores with 95% intervals over deals, ratings,
 head-to-head; see docs/arena.md).
 
-The arena here is short, to finish in about two minutes; the strength claims in the
+The arena here is short, to finish in about a minute; the strength claims in the
 docs come from longer runs (docs/strength.md lists their commands).
 """
 
@@ -64,7 +64,7 @@ def run_demo(seed: int = 0, quick: bool = False, progress: bool = True, out=None
 def add_demo_parser(sub) -> None:
     p = sub.add_parser(
         "demo",
-        help="the main job: one speed line and a short random/greedy/ismcts arena per game (about two minutes)",
+        help="the main job: one speed line and a short random/greedy/ismcts arena per game (about a minute)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
