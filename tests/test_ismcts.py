@@ -20,6 +20,8 @@ from sly_scout_env.agents.bots.ismcts import reward_vector, search_role
 from sly_scout_env.games import all_games, get_game
 from sly_scout_env.views import player_view
 
+from .games import play_bots
+
 TABLES = [(spec.name, n) for spec in all_games() for n in spec.player_counts]
 
 
@@ -33,25 +35,6 @@ def _option_sets(spec):
     return out
 
 
-def _play(game, players, options, seed, bots, max_moves=None):
-    env = get_game(game).raw_env(num_players=players, **options)
-    env.reset(seed=seed)
-    for s, b in enumerate(bots):
-        b.reset(100 + s, game=game, num_players=players, seat=s, options=options)
-    moves = []
-    while not env.terminations[env.agent_selection]:
-        seat = env.agent_name_mapping[env.agent_selection]
-        o = env.observe(env.agent_selection)
-        info = {"seat": seat, "view": player_view(env.state_dict(), seat)}
-        a = int(bots[seat].act(o["observation"], o["action_mask"], info))
-        assert o["action_mask"][a] == 1, (game, players, options, seat, a)
-        moves.append(a)
-        env.step(a)
-        if max_moves is not None and len(moves) >= max_moves:
-            break
-    return moves
-
-
 @pytest.mark.parametrize("game,players", TABLES)
 def test_legal_moves_in_every_phase_and_option_set(game, players):
     spec = get_game(game)
@@ -59,7 +42,7 @@ def test_legal_moves_in_every_phase_and_option_set(game, players):
         if "rounds" in spec.option_names and "rounds" not in options:
             options = dict(options, rounds=1)  # one Scout round per game keeps the test short
         bots = [make("ismcts", game=game, iterations=12) for _ in range(players)]
-        moves = _play(game, players, options, 3, bots)
+        moves = play_bots(game, players, options, 3, bots)
         assert moves
 
 
@@ -73,7 +56,7 @@ def test_every_search_mode_plays_legal_moves(params):
     for game, players in (("sly", 2), ("scout", 2)):
         options = {"rounds": 1} if "rounds" in get_game(game).option_names else {}
         bots = [make("ismcts", game=game, iterations=10, **params) for _ in range(players)]
-        assert _play(game, players, options, 5, bots, max_moves=40)
+        assert play_bots(game, players, options, 5, bots, max_moves=40)
 
 
 def test_the_same_seed_gives_the_same_moves_whatever_the_thread_count():
@@ -85,13 +68,13 @@ def test_the_same_seed_gives_the_same_moves_whatever_the_thread_count():
             for game, players in (("sly", 3), ("scout", 2)):
                 options = {"rounds": 1} if "rounds" in get_game(game).option_names else {}
                 bots = [make("ismcts", game=game, iterations=30) for _ in range(players)]
-                runs.append(_play(game, players, options, 11, bots))
+                runs.append(play_bots(game, players, options, 11, bots))
     finally:
         numba.set_num_threads(before)
     half = len(runs) // 2
     assert runs[:half] == runs[half:]
     # and the moves do depend on the search (not a fixed script): other parameters, another game
-    assert runs[0] != _play("sly", 3, {}, 11, [make("ismcts", game="sly", iterations=30, c=2.0) for _ in range(3)])
+    assert runs[0] != play_bots("sly", 3, {}, 11, [make("ismcts", game="sly", iterations=30, c=2.0) for _ in range(3)])
 
 
 def _root(game, players, seed=2, moves=4):

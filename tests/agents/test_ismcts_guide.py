@@ -7,32 +7,11 @@ import pytest
 
 from sly_scout_env.agents import make
 from sly_scout_env.agents.bots.neural import CheckpointError
-from sly_scout_env.agents.bots.views import player_view
 from sly_scout_env.games import get_game
 
+from ..games import bot_info, play_bots
+
 SHIPPED = (("sly", 2), ("sly", 3), ("scout", 2), ("scout", 4), ("scout", 5))
-
-
-def _info(env, seat):
-    return {"seat": seat, "view": player_view(env.state_dict(), seat)}
-
-
-def _play(game, players, options, seed, bots):
-    """One game; every bot's move checked legal. Returns the move list."""
-    env = get_game(game).raw_env(num_players=players, **options)
-    env.reset(seed=seed)
-    for s, b in enumerate(bots):
-        b.reset(100 + s, game=game, num_players=players, seat=s, options=options)
-    moves = []
-    while not env.terminations[env.agent_selection]:
-        seat = env.agent_name_mapping[env.agent_selection]
-        o = env.observe(env.agent_selection)
-        a = int(bots[seat].act(o["observation"], o["action_mask"], _info(env, seat)))
-        assert o["action_mask"][a] == 1, (game, players, seat, a)
-        moves.append(a)
-        env.step(a)
-    assert all(env.terminations.values())
-    return moves
 
 
 # Recorded with the (Python) search before the guide existed (main at 52a6c00): all seats
@@ -45,7 +24,7 @@ UNGUIDED = {("sly", 2, ()): "fdfe9c4f578a6a84", ("sly", 3, ()): "6437c8c032e65bb
 @pytest.mark.parametrize("game,players,options", list(UNGUIDED))
 def test_without_a_guide_the_moves_are_those_of_the_plain_search(game, players, options):
     bots = [make("ismcts", game=game, iterations=25, engine="python") for _ in range(players)]
-    moves = _play(game, players, dict(options), 7, bots)
+    moves = play_bots(game, players, dict(options), 7, bots)
     assert hashlib.sha256(",".join(map(str, moves)).encode()).hexdigest()[:16] == UNGUIDED[(game, players, options)]
 
 
@@ -54,7 +33,7 @@ def test_guided_search_plays_legal_full_games(game, players):
     """Every round and phase of a full game (rule defaults), the guided bot in seat 0."""
     guided = make("ismcts", game=game, guide="neural", iterations=6)
     bots = [guided] + [make("greedy", game=game) for _ in range(players - 1)]
-    moves = _play(game, players, {}, players, bots)
+    moves = play_bots(game, players, {}, players, bots)
     root = guided.search.last_root
     assert len(moves) > players and root is not None and root.guide  # the prior was used
     assert abs(sum(root.guide.values()) - 1.0) < 1e-6 or game == "scout"  # Scout prunes some moves
@@ -82,7 +61,7 @@ def _guided_root(game, players, env, **kw):
     o = env.observe(env.agent_selection)
     bot = make("ismcts", game=game, guide="neural", **kw)
     bot.reset(5, game=game, num_players=players, seat=seat, options={})
-    bot.act(o["observation"], o["action_mask"], _info(env, seat))
+    bot.act(o["observation"], o["action_mask"], bot_info(env, seat))
     return bot.search.last_root, bot.search.guide.agent, o
 
 
@@ -128,7 +107,7 @@ def test_the_prior_steers_the_visits_to_the_networks_move(game, players):
         seat = env.agent_name_mapping[env.agent_selection]
         plain = make("ismcts", game=game, iterations=12, top_k=None)
         plain.reset(5, game=game, num_players=players, seat=seat, options={})
-        plain.act(o["observation"], o["action_mask"], _info(env, seat))
+        plain.act(o["observation"], o["action_mask"], bot_info(env, seat))
         tried = [ch.visits for ch in plain.search.last_root.children.values()]
         assert len(tried) >= min(3, len(root.guide)) and max(tried) < 12  # no concentration without the prior
 

@@ -12,16 +12,7 @@ from sly_scout_env.sly import rules as R
 from sly_scout_env.sly.determinize import determinize, row_from_view
 from sly_scout_env.sly.search import SearchAdapter, edge_keys
 
-
-def _random_position(num_players, seed, moves):
-    env = sly_v0.raw_env(num_players=num_players)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(moves):
-        if env.terminations[env.agent_selection]:
-            break
-        env.step(int(rng.choice(np.flatnonzero(env.legal_action_mask()))))
-    return env
+from ..games import random_position
 
 
 def _positions():
@@ -29,7 +20,7 @@ def _positions():
     out = []
     for p in (2, 3, 4):
         for seed in range(12):
-            env = _random_position(p, seed, 4 + seed % 9)
+            env = random_position("sly", p, seed, 4 + seed % 9)
             if not env.state_dict()["game_over"]:
                 out.append(env)
     return out

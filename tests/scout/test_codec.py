@@ -13,31 +13,15 @@ from sly_scout_env import scout_v0
 from sly_scout_env.scout import codec as C
 from sly_scout_env.scout import rules as R
 
+from ..games import assert_refused, random_position
 from ..state_dict_fuzz import fuzz, set_at
-
-PLAYER_COUNTS = (2, 3, 4, 5)
-NOT_INTS = (10**20, 2**63, -(2**63) - 1, 2**64, 1.5, 2.0, True, False, "1", None, [], {})
 
 
 def position(n, seed, moves, **options):
-    """A raw env after ``moves`` uniform-random legal moves from ``seed`` (fewer at game over)."""
-    env = scout_v0.raw_env(num_players=n, **options)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(moves):
-        if env.terminations[env.agent_selection]:
-            break
-        env.step(int(rng.choice(np.flatnonzero(env.legal_action_mask()))))
-    return env
+    return random_position('scout', n, seed, moves, **options)
 
-
-def assert_refused(env, d, field):
-    """``from_state_dict(d)`` raises a ValueError naming ``field`` and leaves ``env`` as it was."""
-    before = env.state_dict()
-    with pytest.raises(ValueError) as info:
-        env.from_state_dict(d)
-    assert f"state dict field {field!r}" in str(info.value), str(info.value)
-    assert env.state_dict() == before
+PLAYER_COUNTS = (2, 3, 4, 5)
+NOT_INTS = (10**20, 2**63, -(2**63) - 1, 2**64, 1.5, 2.0, True, False, "1", None, [], {})
 
 
 # --- literal cases ---------------------------------------------------------------------------------
