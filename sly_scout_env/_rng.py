@@ -1,10 +1,17 @@
 """The per-game random generator that lives inside a game's state row.
 
-Every game state is one flat ``int64`` array; one slot of it holds the state of a
+Every game state is one flat integer array; one 64-bit word of it holds the state of a
 splitmix64 generator.  Because each game carries its own generator, a game plays the
 same for the same seed whatever the batch size, the thread count or the order in which
 games are evaluated.  splitmix64 was chosen because it is one 64-bit word, passes
 BigCrush, and costs a handful of integer operations.
+
+Where the word lives: in an ``int64`` row (every engine row) it is the one slot
+``state[off]``; in the vector env's narrow ``int32`` rows (``sly_scout_env/kernels.py``,
+"Narrow rows") it is two 32-bit halves, ``state[off]`` the low and ``state[off + 1]``
+the high one. A game reserves :data:`WORD_SLOTS` slots for it. :func:`word_load` and
+:func:`word_store` pick the layout from the row's type when Numba compiles the caller,
+so the rules read and write the generator the same way in both.
 
 Seeds go through ``numpy.random.SeedSequence`` so that nearby seeds (0, 1, 2, ...)
 give unrelated games.
@@ -13,7 +20,10 @@ give unrelated games.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
+
+WORD_SLOTS = 2  # row slots a game reserves for its generator word (an int32 row needs two)
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -67,11 +77,48 @@ def stream_words(seed: int | None, start: int, count: int) -> np.ndarray:
     return z.view(np.int64)
 
 
+def word_load(state, off):
+    """The generator word at ``state[off]`` as a uint64 (compiled code only; see the module docstring)."""
+    raise NotImplementedError("word_load runs in compiled code only")
+
+
+def word_store(state, off, word):
+    """Store the 64-bit ``word`` as the generator at ``state[off]`` (compiled code only)."""
+    raise NotImplementedError("word_store runs in compiled code only")
+
+
+def _halves(state):
+    return isinstance(state, types.Array) and state.dtype == types.int32
+
+
+@overload(word_load, inline="always")
+def _word_load(state, off):
+    if _halves(state):
+        def load(state, off):
+            return np.uint64(np.uint32(state[off])) | (np.uint64(np.uint32(state[off + 1])) << np.uint64(32))
+        return load
+    return lambda state, off: np.uint64(state[off])
+
+
+@overload(word_store, inline="always")
+def _word_store(state, off, word):
+    if _halves(state):
+        def store(state, off, word):
+            w = np.uint64(word)
+            state[off] = np.int32(np.uint32(w & np.uint64(0xFFFFFFFF)))
+            state[off + 1] = np.int32(np.uint32(w >> np.uint64(32)))
+        return store
+
+    def store(state, off, word):
+        state[off] = np.int64(word)
+    return store
+
+
 @njit(cache=True, inline="always")
 def rng_next(state, off):
     """Advance the generator stored at ``state[off]`` and return 64 random bits (uint64)."""
-    z = np.uint64(state[off]) + _GOLDEN
-    state[off] = np.int64(z)
+    z = word_load(state, off) + _GOLDEN
+    word_store(state, off, z)
     z = (z ^ (z >> np.uint64(30))) * _MIX1
     z = (z ^ (z >> np.uint64(27))) * _MIX2
     return z ^ (z >> np.uint64(31))

@@ -13,8 +13,11 @@ so a batched version loops rows with ``prange``. Nothing below allocates per mov
     Row offsets of the fields every game has (the rest of a row is game-specific):
       ``NUM_PLAYERS`` the player count, ``CURRENT_PLAYER`` the seat to act, ``PHASE``
       the phase (``PHASE_GAME_OVER`` once the game has ended; ``PHASE_NAMES`` names the
-      values), ``RNG`` the splitmix64 word of the game's deal generator (``_rng.py``);
+      values), ``RNG`` the splitmix64 word of the game's deal generator (``_rng.py``;
+      ``_rng.WORD_SLOTS`` slots if the game's vector-env rows may be narrow);
       ``ROW_SIZE`` the row length; ``END_NONE`` the end-reason code of an unfinished game.
+    ``GROWING``: the offsets of the fields that grow with play without a bound fixed by
+      the deal (checked on narrow rows: ``kernels.NARROW_LIMIT``).
     ``MAX_PLAYERS``; ``MAX_ACTIONS`` the largest action count over the options.
     ``SCRATCH_SIZE``, ``make_scratch()``: the int64 scratch the legal-move and apply
       kernels need (the legal ids go to its front).
@@ -60,8 +63,10 @@ so a batched version loops rows with ``prange``. Nothing below allocates per mov
       seed ``rng[0]`` with it at each deal).
 
 ``batch`` -- N games in a 2-D array, for the vector env, SB3 and simulation
-    ``new_batch(num_envs, num_players, **options) -> (states, scratch, opts, info)``;
-    ``SCRATCH_SIZE`` (a row of ``scratch``: ``policies.CHOOSE_SCRATCH``);
+    ``new_batch(num_envs, num_players, narrow=False, **options) -> (states, scratch, opts,
+    info)`` (``narrow``: int32 rows where the game's values fit, ``kernels.narrow_rows``);
+    ``SCRATCH_SIZE`` (a row of ``scratch``, one per tile of ``kernels.TILE`` games:
+    ``policies.CHOOSE_SCRATCH``);
     ``reset_rows``, ``step_rows``, ``legal_masks``, ``observe_rows``: see
     ``sly_scout_env/sly/batch.py``'s docstring. These kernels are written out in each
     game (Numba never caches closures, so no factory builds them); their sources are
@@ -142,8 +147,8 @@ from __future__ import annotations
 CONTRACT: dict[str, tuple[str, ...]] = {
     "rules": (
         "NUM_PLAYERS", "CURRENT_PLAYER", "PHASE", "PHASE_GAME_OVER", "PHASE_NAMES", "RNG", "ROW_SIZE", "END_NONE",
-        "MAX_PLAYERS", "MAX_ACTIONS", "SCRATCH_SIZE", "make_scratch", "parse_options", "new_state", "configure",
-        "reset", "legal_actions", "legal_mask", "apply_action", "num_actions",
+        "GROWING", "MAX_PLAYERS", "MAX_ACTIONS", "SCRATCH_SIZE", "make_scratch", "parse_options", "new_state",
+        "configure", "reset", "legal_actions", "legal_mask", "apply_action", "num_actions",
     ),
     "observation": ("observation_size", "encode_observation"),
     "policies": ("POLICY_NAMES", "NEURAL", "policy_id", "CHOOSE_SCRATCH", "choose", "policy_seed"),

@@ -103,7 +103,7 @@ class SingleLearnerBatch:
         self.seat_pol = np.full((n, P), -1, dtype=np.int64)
         self.meta = np.zeros((n, K.META), dtype=np.int64)
         # The opponents' observation scratch (greedy, neural) and the networks' workspace.
-        self.pobs = np.zeros((n, obs_size(D, self.nets)), dtype=np.float32)
+        self.pobs = np.zeros((K.tile_count(n), obs_size(D, self.nets)), dtype=np.float32)  # one per tile
         # Per-row policy generator word of the compiled opponents (both games).
         self.prng = np.zeros((n, 1), dtype=np.int64)
         self.points = np.zeros((n, P), dtype=np.float64)

@@ -105,6 +105,7 @@ from ._aec import REWARD_MODES, legal_actions_text
 from ._rng import seed_word, stream_words
 from .checks import check_action_id, check_choice, check_int, check_option_names
 from .games import get_game
+from .kernels import widen_rows
 
 __all__ = ["CardGameVectorEnv", "ScoutVectorEnv", "SlyVectorEnv", "vector_env"]
 
@@ -132,7 +133,9 @@ class CardGameVectorEnv(VectorEnv):
         n = num_envs
         if num_players is None:
             num_players = spec.default_players
-        self._states, self._scratch, self._opts, info = self._b.new_batch(n, num_players=num_players, **options)
+        self._states, self._scratch, self._opts, info = self._b.new_batch(n, num_players=num_players, narrow=True,
+                                                                          **options)
+        self._rules = spec.module("rules")
         self.num_envs = n
         self.num_players = info["num_players"]
         self.num_actions = info["num_actions"]
@@ -208,10 +211,14 @@ class CardGameVectorEnv(VectorEnv):
         if not self._has_reset:
             raise RuntimeError("call reset() before step()")
         a = self._check_actions(actions)
-        self._b.step_rows(self._states, self._scratch, self._opts, a, self.autoreset,
-                          1 if self.reward_mode == "win" else 0, self.max_steps or 0, self._ep_steps, self._points,
-                          self._obs, self._masks, self._seats, self._rewards, self._terms, self._truncs,
-                          self._final_obs, self._final_scores, self._has_final, self._errors)
+        near = self._b.step_rows(self._states, self._scratch, self._opts, a, self.autoreset,
+                                 1 if self.reward_mode == "win" else 0, self.max_steps or 0, self._ep_steps,
+                                 self._points, self._obs, self._masks, self._seats, self._rewards, self._terms,
+                                 self._truncs, self._final_obs, self._final_scores, self._has_final, self._errors)
+        if near:
+            # A score or chip count of a narrow row passed kernels.NARROW_LIMIT: int64 rows
+            # from here on (the same games; one step cannot reach 2**31 from the limit).
+            self._states = widen_rows(self._states, self._rules.RNG)
         if self._errors.any():
             i = int(np.flatnonzero(self._errors)[0])
             raise RuntimeError(f"env {i}: the engine refused action {int(a[i])} (error code "
@@ -227,8 +234,21 @@ class CardGameVectorEnv(VectorEnv):
     # -- helpers --------------------------------------------------------------------------
     @property
     def bytes_per_game(self) -> int:
-        """Memory of one game's state: its row plus its kernel scratch."""
-        return int(self._states[0].nbytes + self._scratch[0].nbytes)
+        """Memory of one game's state: its row plus its share of its tile's kernel scratch."""
+        return int(self._states[0].nbytes + -(-self._scratch.nbytes // self.num_envs))
+
+    @property
+    def row_dtype(self) -> np.dtype:
+        """The type of the batch's state rows: int32 (narrow) or int64 (docs/architecture.md)."""
+        return self._states.dtype
+
+    def state_row(self, i: int) -> np.ndarray:
+        """Game ``i``'s state as the engine's int64 row (a copy; what ``raw_env`` holds for it).
+
+        Load it into a single-game env with the game's codec, or read it with its ``rules``.
+        """
+        i = check_int("i", i, 0, self.num_envs - 1)
+        return widen_rows(self._states[i:i + 1], self._rules.RNG)[0]
 
     @property
     def seats(self) -> np.ndarray:

@@ -4,7 +4,8 @@ import numba
 import numpy as np
 import pytest
 
-from sly_scout_env._rng import stream_words
+from sly_scout_env import kernels as K
+from sly_scout_env._rng import WORD_SLOTS, stream_words
 from sly_scout_env.scout import batch as scout_batch
 from sly_scout_env.sly import batch as sly_batch
 
@@ -105,12 +106,80 @@ def test_batched_masks_and_observations_equal_the_single_row_kernels(batch, opti
         np.testing.assert_array_equal(single, r.obs[i])
 
 
-def test_scout_scratch_is_one_row_per_game():
-    states, scratch, opts, info = scout_batch.new_batch(5, num_players=3)
+@pytest.mark.parametrize("n, tiles", [(1, 1), (5, 1), (K.TILE, 1), (K.TILE + 1, 2), (3 * K.TILE, 3)])
+def test_scout_scratch_is_one_row_per_tile_of_games(n, tiles):
+    states, scratch, opts, info = scout_batch.new_batch(n, num_players=3)
     # A row: the compiled policies' scratch (the rules' and, after it, a neural action scorer's values)
-    assert scratch.shape == (5, scout_batch.P.CHOOSE_SCRATCH) and states.shape == (5, scout_batch.R.ROW_SIZE)
+    assert scratch.shape == (tiles, scout_batch.P.CHOOSE_SCRATCH) and states.shape == (n, scout_batch.R.ROW_SIZE)
     assert scout_batch.P.CHOOSE_SCRATCH >= scout_batch.R.SCRATCH_SIZE
     assert info["num_actions"] == 614
+
+
+def test_narrow_rows_are_int32_where_every_value_fits():
+    assert scout_batch.new_batch(3, num_players=4)[0].dtype == np.int64  # the engine's rows by default
+    assert scout_batch.new_batch(3, num_players=4, narrow=True)[0].dtype == np.int32
+    assert scout_batch.new_batch(3, num_players=4, rounds=K.NARROW_LIMIT, narrow=True)[0].dtype == np.int32
+    # A round count past the limit does not fit: the batch keeps int64 rows (and plays the same).
+    assert scout_batch.new_batch(3, num_players=4, rounds=K.NARROW_LIMIT + 1, narrow=True)[0].dtype == np.int64
+    assert sly_batch.new_batch(3, num_players=3, narrow=True)[0].dtype == np.int64  # Sly: int64 always
+    assert scout_batch.R.ROW_SIZE == scout_batch.R.RNG + WORD_SLOTS
+
+
+@pytest.mark.parametrize("n", [7, 2 * K.TILE + 5])  # one thread, and tiles on every thread
+@pytest.mark.parametrize("players", [2, 5])
+def test_narrow_and_int64_rows_play_the_same_games(n, players):
+    options = dict(num_players=players)
+    wide, narrow = Runner(scout_batch, n, options), Runner(scout_batch, n, options)
+    narrow.states = K.narrow_rows(narrow.states)
+    assert narrow.states.dtype == np.int32
+    words = stream_words(4, 0, n)
+    wide.reset(words)
+    narrow.reset(words)
+    rng = np.random.default_rng(players)
+    for t in range(400):  # several games of each row, through round ends and restarts
+        actions = _pick(wide.masks, rng.integers(0, 2**62, n))
+        wide.step(actions)
+        narrow.step(actions)
+        where = f"step {t}"
+        np.testing.assert_array_equal(K.widen_rows(narrow.states, scout_batch.R.RNG), wide.states, err_msg=where)
+        for name in ("obs", "masks", "seats", "rewards", "terms"):
+            np.testing.assert_array_equal(getattr(narrow, name), getattr(wide, name), err_msg=f"{where}: {name}")
+
+
+def test_a_vector_env_widens_its_rows_before_a_score_could_overflow():
+    from sly_scout_env.vector import ScoutVectorEnv
+
+    vec, twin = ScoutVectorEnv(3, num_players=3), ScoutVectorEnv(3, num_players=3)
+    vec.reset(seed=2)
+    twin.reset(seed=2)
+    twin._states = K.widen_rows(twin._states, scout_batch.R.RNG)  # the same games on int64 rows
+    assert vec.row_dtype == np.int32 and twin.row_dtype == np.int64
+    seat_score = scout_batch.R.O_SCORES + 1
+    for env in (vec, twin):  # a game total just past the limit: it still fits, the next steps might not
+        env._states[0, seat_score] = K.NARROW_LIMIT + 1
+        env._points[0, 1] = K.NARROW_LIMIT + 1
+    rng = np.random.default_rng(0)
+    widened_at = None
+    for t in range(300):
+        obs = twin.legal_action_mask()
+        actions = _pick(obs, rng.integers(0, 2**62, 3))
+        out, twin_out = vec.step(actions), twin.step(actions)
+        if widened_at is None and vec.row_dtype == np.int64:
+            widened_at = t
+        for k in range(3):
+            np.testing.assert_array_equal(vec.state_row(k), twin.state_row(k), err_msg=f"step {t}, game {k}")
+        np.testing.assert_array_equal(out[1], twin_out[1], err_msg=f"step {t}: rewards")
+    assert widened_at == 0  # at the first step after the value passed the limit
+
+
+def test_state_row_names_the_bad_game_index():
+    from sly_scout_env.vector import ScoutVectorEnv
+
+    vec = ScoutVectorEnv(2)
+    vec.reset(seed=0)
+    assert vec.state_row(1).dtype == np.int64
+    with pytest.raises(ValueError, match=r"i=2 is not allowed; allowed values: an int from 0 to 1"):
+        vec.state_row(2)
 
 
 def test_scout_observation_size_is_the_end_of_its_named_slices():

@@ -30,8 +30,21 @@ def test_the_readme_gets_the_small_table_between_its_markers(tmp_path):
     assert "old table" not in text and "benchmarks/results.md" in text
     table = [line for line in text.splitlines() if line.startswith("|")]
     assert table[0] == ("| game | players | in-kernel units/s, all threads | vector agent-steps/s, batch 1024 "
-                        "| raw AEC steps/s | bytes/state |")
-    assert table[2:] == ["| sly | 2 | 2 | 2,024 | 7 | 4,760 |", "| sly | 3 | 2 | 2,024 | 7 | 4,760 |"]
+                        "| batch 8192 | raw AEC steps/s | bytes/state |")
+    # batch 8192: 9,192 agent-steps/s, 9192 / 2024 = 4.54 times the batch-1024 rate
+    assert table[2:] == ["| sly | 2 | 2 | 2,024 | 9,192 (4.54x) | 7 | 4,760 |",
+                         "| sly | 3 | 2 | 2,024 | 9,192 (4.54x) | 7 | 4,760 |"]
+
+
+def test_the_scale_target_is_checked_for_every_row():
+    slow = _row("scout", 4)
+    slow.vec[8192] = 0.89 * slow.vec[1024]  # just under 90%
+    checks = bench.target_checks([_row("sly", 3), slow], {}, 1000)
+    scale = [c for c in checks if "of its batch-1024 rate" in c]
+    assert scale == ["- vector env at batch 4096 and 8192 >= 90% of its batch-1024 rate (sly, 3 players): "
+                     "2.52, 4.54: met",
+                     "- vector env at batch 4096 and 8192 >= 90% of its batch-1024 rate (scout, 4 players): "
+                     "2.52, 0.89: NOT met"]
 
 
 def test_a_readme_without_markers_is_refused(tmp_path):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from sly_scout_env._rng import rng_below, rng_next, rng_shuffle, seed_word, seed_words
+from sly_scout_env._rng import rng_below, rng_next, rng_shuffle, seed_word, seed_words, word_load, word_store
 
 
 @njit(cache=True)
@@ -91,3 +91,30 @@ def test_bad_seeds_are_rejected_with_the_value_named(bad):
     with pytest.raises((ValueError, TypeError),
                        match=repr(bad) if not isinstance(bad, int) or isinstance(bad, bool) else str(bad)):
         seed_word(bad)
+
+
+@njit
+def _draws(state, off, word, k):
+    word_store(state, off, word)
+    out = np.zeros(k, dtype=np.uint64)
+    for i in range(k):
+        out[i] = rng_next(state, off)
+    return out, word_load(state, off)
+
+
+@pytest.mark.parametrize("word", [0, 1, -1, 2**31, -(2**31), 2**32 + 5, 2**63 - 1, -(2**63), 0x5851F42D4C957F2D])
+def test_a_narrow_row_holds_the_generator_word_in_two_halves_and_draws_the_same_numbers(word):
+    wide = np.zeros(4, dtype=np.int64)
+    narrow = np.zeros(4, dtype=np.int32)
+    draws_wide, end_wide = _draws(wide, 1, np.int64(word), 50)
+    draws_narrow, end_narrow = _draws(narrow, 1, np.int64(word), 50)
+    np.testing.assert_array_equal(draws_narrow, draws_wide)
+    assert end_narrow == end_wide
+    # The halves are the word's low and high 32 bits; the int64 row uses one slot only.
+    assert (int(narrow[1]) & 0xFFFFFFFF) | ((int(narrow[2]) & 0xFFFFFFFF) << 32) == int(end_wide)
+    assert wide[2] == 0 and narrow[0] == narrow[3] == 0
+
+
+def test_word_load_and_store_are_for_compiled_code_only():
+    with pytest.raises(NotImplementedError, match="compiled code"):
+        word_load(np.zeros(2, np.int64), 0)

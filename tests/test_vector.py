@@ -49,7 +49,7 @@ def test_vector_env_equals_aec_env_move_for_move_with_autoreset(cls, module, opt
             view = e.observe(e.agent_selection)
             np.testing.assert_array_equal(obs["observation"][i], view["observation"])
             np.testing.assert_array_equal(obs["action_mask"][i], view["action_mask"])
-            np.testing.assert_array_equal(vec._states[i], e._state)
+            np.testing.assert_array_equal(vec.state_row(i), e._state)
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
         obs, rewards, terms, truncs, infos = vec.step(actions)
         assert not truncs.any()

@@ -7,7 +7,10 @@ carries its own generator, so a game plays the same whatever its row, the batch 
 the thread count.
 
 Scout's legal-move kernels need an int64 scratch: ``scratch`` holds one scratch row per
-game (``SCRATCH_SIZE``), allocated once with the batch (never per call). Each row holds
+tile of ``kernels.TILE`` games (``SCRATCH_SIZE``), allocated once with the batch (never
+per call). The vector env's rows are narrow (int32, ``kernels.py``, "Narrow rows"): a
+Scout row is 3 KB then instead of 6 KB, and a large batch's steps wait less on memory
+(``docs/architecture.md``, "The vector env's rows"). Each row holds
 its game's options (``rules.new_state``); ``opts`` is the int64 array
 ``[num_players, rounds, ii_after_empty_set, score_held_chips]`` for callers (the kernels
 read the options from the rows). A kernel error (``ERR_HAND_FULL``, impossible under the
@@ -39,15 +42,19 @@ SCRATCH_SIZE = P.CHOOSE_SCRATCH  # per-row int64 scratch: the rules' and the com
 SERIAL_BELOW = 256  # batches smaller than this run on one thread: a parallel launch costs more
 
 
-def new_batch(num_envs: int, num_players=4, **options):
+def new_batch(num_envs: int, num_players=4, narrow=False, **options):
     """``(states, scratch, opts, info)``: ``num_envs`` rows holding the options (reset before use).
 
-    ``info`` is a dict with ``num_players``, ``num_actions``, ``observation_size`` and the
-    resolved ``options``. Unknown or bad options raise ValueError.
+    ``narrow=True``: int32 rows when the options fit (``kernels.narrow_rows``; any count of
+    rounds below ``kernels.NARROW_LIMIT``), else int64 rows. ``info`` is a dict with
+    ``num_players``, ``num_actions``, ``observation_size`` and the resolved ``options``.
+    Unknown or bad options raise ValueError.
     """
     o = R.parse_options(num_players=num_players, **options)
     states = np.tile(R.new_state(**o), (num_envs, 1))
-    scratch = np.zeros((num_envs, SCRATCH_SIZE), dtype=np.int64)
+    if narrow:
+        states = K.narrow_rows(states)
+    scratch = np.zeros((K.tile_count(num_envs), SCRATCH_SIZE), dtype=np.int64)  # one row per tile
     opts = _opts(o["num_players"], o["rounds"], o["ii_after_empty_set"], o["score_held_chips"])
     info = {
         "num_players": o["num_players"],
@@ -135,20 +142,22 @@ def _observe_current(state, i, obs, masks, seats, scratch):
 @njit(cache=True, inline="always")
 def _reset_row(states, scratch, opts, words, which, ep_steps, points, obs, masks, seats, i):
     if which[i]:
-        _reset_one(states[i], scratch[i], opts, words[i])
+        _reset_one(states[i], scratch, opts, words[i])
         ep_steps[i] = 0
         points_into(states[i], points[i])
-        return _observe_current(states[i], i, obs, masks, seats, scratch[i])
+        return _observe_current(states[i], i, obs, masks, seats, scratch)
     return 0
 
 
 @njit(cache=True, parallel=True)
 def reset_rows(states, scratch, opts, words, which, ep_steps, points, obs, masks, seats):
     """Reset the rows with ``which[i]`` (see the module docstring); returns the error count."""
+    n = states.shape[0]
     errors = 0
-    for i in prange(states.shape[0]):
-        if _reset_row(states, scratch, opts, words, which, ep_steps, points, obs, masks, seats, i) != 0:
-            errors += 1
+    for t in prange(K.tile_count(n)):
+        for i in range(t * K.TILE, min(n, (t + 1) * K.TILE)):
+            if _reset_row(states, scratch[t], opts, words, which, ep_steps, points, obs, masks, seats, i) != 0:
+                errors += 1
     return errors
 
 
@@ -163,7 +172,7 @@ def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_step
         rewards[i, :] = 0.0
         errors[i] = 0
         return
-    errors[i] = _apply_one(state, actions[i], scratch[i])
+    errors[i] = _apply_one(state, actions[i], scratch)
     ep_steps[i] += 1
     over = game_over(state)
     # Rewards as the AEC env pays them: differences of points so far, or win rewards at the end.
@@ -188,10 +197,10 @@ def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_step
         for p in range(num_p):
             encode_observation(state, p, final_obs[i, p])
         if autoreset:
-            _reset_one(state, scratch[i], opts, _new_word(state))
+            _reset_one(state, scratch, opts, _new_word(state))
             ep_steps[i] = 0
             points_into(state, points[i])
-    err = _observe_current(state, i, obs, masks, seats, scratch[i])
+    err = _observe_current(state, i, obs, masks, seats, scratch)
     if err != 0:
         errors[i] = err
 
@@ -199,32 +208,48 @@ def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_step
 @njit(cache=True, parallel=True)
 def _step_parallel(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
                    rewards, terms, truncs, final_obs, final_scores, has_final, errors):
-    for i in prange(states.shape[0]):
-        _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
-                  rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
+    n = states.shape[0]
+    near = 0
+    for t in prange(K.tile_count(n)):
+        for i in range(t * K.TILE, min(n, (t + 1) * K.TILE)):
+            if i + 1 < n:
+                K.prefetch_row(states, i + 1)  # a large batch's rows are not in the cache
+            _step_row(states, scratch[t], opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+                      rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
+            if K.near_limit(states[i], R.GROWING):
+                near += 1
+    return near
 
 
 @njit(cache=True)
 def _step_serial(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
                  rewards, terms, truncs, final_obs, final_scores, has_final, errors):
+    near = 0
     for i in range(states.shape[0]):
-        _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+        _step_row(states, scratch[0], opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
                   rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
+        if K.near_limit(states[i], R.GROWING):
+            near += 1
+    return near
 
 
 def step_rows(states, *args):
-    """Step every row (see the module docstring); small batches run on one thread."""
+    """Step every row (see the module docstring); small batches run on one thread.
+
+    Returns the number of narrow rows whose growing fields passed ``kernels.NARROW_LIMIT``
+    (the caller widens the batch before the next step; always 0 for int64 rows)."""
     if states.shape[0] < SERIAL_BELOW:
-        _step_serial(states, *args)
-    else:
-        _step_parallel(states, *args)
+        return _step_serial(states, *args)
+    return _step_parallel(states, *args)
 
 
 @njit(cache=True, parallel=True)
 def legal_masks(states, scratch, masks):
     """The legal-action mask of every row into ``masks`` (zeros for finished games)."""
-    for i in prange(states.shape[0]):
-        _mask_one(states[i], masks[i], scratch[i])
+    n = states.shape[0]
+    for t in prange(K.tile_count(n)):
+        for i in range(t * K.TILE, min(n, (t + 1) * K.TILE)):
+            _mask_one(states[i], masks[i], scratch[t])
 
 
 @njit(cache=True, parallel=True)
@@ -332,10 +357,12 @@ def _learner_start(state, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cf
 def learner_reset_rows(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, words, points, obs, masks,
                        errors):
     """Deal a new game in every row from ``words`` and play to each learner's first turn."""
-    for i in prange(states.shape[0]):
-        meta[i, K.M_EPISODE] = 0
-        errors[i] = _learner_start(states[i], scratch[i], prng[i], pobs[i], nets, seat_pol[i], meta[i], opp_ids, cfg,
-                                   words[i], points[i], obs[i], masks[i])
+    n = states.shape[0]
+    for t in prange(K.tile_count(n)):
+        for i in range(t * K.TILE, min(n, (t + 1) * K.TILE)):
+            meta[i, K.M_EPISODE] = 0
+            errors[i] = _learner_start(states[i], scratch[t], prng[i], pobs[t], nets, seat_pol[i], meta[i], opp_ids,
+                                       cfg, words[i], points[i], obs[i], masks[i])
 
 
 @njit(cache=True, inline="always")
@@ -345,11 +372,11 @@ def _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids
     num_p = state[R.NUM_PLAYERS]
     learner = meta[i, K.M_LEARNER]
     err = K.ERR_NONE
-    if _apply_one(state, actions[i], scratch[i]) != 0:
+    if _apply_one(state, actions[i], scratch) != 0:
         err = K.ERR_ENGINE
     else:
         meta[i, K.M_STEPS] += 1
-        err = _learner_play_opponents(state, scratch[i], prng[i], pobs[i], nets, seat_pol[i], meta[i], cfg)
+        err = _learner_play_opponents(state, scratch, prng[i], pobs, nets, seat_pol[i], meta[i], cfg)
     over = game_over(state)
     trunc = (not over) and K.learner_truncated(meta[i], cfg)
     # The learner's reward for its move and every opponent move after it: the points
@@ -371,12 +398,12 @@ def _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids
         for p in range(num_p):
             final_scores[i, p] = t[p]
         encode_observation(state, learner, term_obs[i])
-        err = _learner_start(state, scratch[i], prng[i], pobs[i], nets, seat_pol[i], meta[i], opp_ids, cfg,
+        err = _learner_start(state, scratch, prng[i], pobs, nets, seat_pol[i], meta[i], opp_ids, cfg,
                              _new_word(state), points[i], obs[i], masks[i])
     elif err == K.ERR_NONE:
         points_into(state, points[i])
         encode_observation(state, learner, obs[i])
-        if _mask_one(state, masks[i], scratch[i]) != 0:
+        if _mask_one(state, masks[i], scratch) != 0:
             err = K.ERR_ENGINE
     errors[i] = err
 
@@ -384,17 +411,19 @@ def _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids
 @njit(cache=True, parallel=True)
 def _learner_step_parallel(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
                            masks, rewards, dones, truncs, term_obs, final_scores, errors):
-    for i in prange(states.shape[0]):
-        _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
-                          masks, rewards, dones, truncs, term_obs, final_scores, errors, i)
+    n = states.shape[0]
+    for t in prange(K.tile_count(n)):
+        for i in range(t * K.TILE, min(n, (t + 1) * K.TILE)):
+            _learner_step_row(states, scratch[t], prng, pobs[t], nets, seat_pol, meta, opp_ids, cfg, actions, points,
+                              tmp, obs, masks, rewards, dones, truncs, term_obs, final_scores, errors, i)
 
 
 @njit(cache=True)
 def _learner_step_serial(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
                          masks, rewards, dones, truncs, term_obs, final_scores, errors):
     for i in range(states.shape[0]):
-        _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
-                          masks, rewards, dones, truncs, term_obs, final_scores, errors, i)
+        _learner_step_row(states, scratch[0], prng, pobs[0], nets, seat_pol, meta, opp_ids, cfg, actions, points,
+                          tmp, obs, masks, rewards, dones, truncs, term_obs, final_scores, errors, i)
 
 
 def learner_step_rows(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs, masks,

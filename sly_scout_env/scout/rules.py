@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._rng import rng_next, rng_shuffle
+from .._rng import WORD_SLOTS, rng_next, rng_shuffle, word_store
 from ..checks import check_choice
 
 MAX_PLAYERS = 5
@@ -85,8 +85,14 @@ O_SCORES = O_SET_ASIDE + SET_ASIDE_CAP  # per seat: game total (sum of the finis
 O_LAST_ROUND_SCORES = O_SCORES + MAX_PLAYERS  # per seat: score of the last finished round
 O_LAST_END_REASON = O_LAST_ROUND_SCORES + MAX_PLAYERS  # END_* of the last finished round
 O_DECK = O_LAST_END_REASON + 1  # DECK_CAP codes: scratch of the last shuffle (not part of the game state)
-RNG = O_DECK + DECK_CAP  # splitmix64 generator word for shuffling
-ROW_SIZE = RNG + 1
+RNG = O_DECK + DECK_CAP  # splitmix64 generator word for shuffling (WORD_SLOTS slots: _rng.py)
+ROW_SIZE = RNG + WORD_SLOTS
+
+# The fields that grow with play without a bound fixed by the deal: game totals, Scout
+# chips, the last round's scores (a narrow vector-env row is widened before they overflow:
+# kernels.NARROW_LIMIT). Every other field is bounded by the deck, the hands or the options.
+GROWING = np.array([f + s for f in (O_SCORES, O_SCOUT_CHIPS, O_LAST_ROUND_SCORES) for s in range(MAX_PLAYERS)],
+                   dtype=np.int64)
 
 # --- scratch layout (int64) -------------------------------------------------------------
 MAX_ACTIONS = 2 + MAX_SHOW * HAND_CAP + 8 * HAND_CAP  # 740: the largest action space
@@ -209,7 +215,7 @@ def reset(state, seed_word):
     score_held_chips = state[O_SCORE_HELD]
     state[:] = 0
     configure(state, num_players, rounds, ii_after_empty_set, score_held_chips)
-    state[RNG] = seed_word
+    word_store(state, RNG, seed_word)
     state[O_ROUND] = 0
     deal_round(state)
 

@@ -19,14 +19,20 @@ obs, masks, seats, rewards, terms, truncs, final_obs, final_scores, has_final, e
     finished game, restart it if ``autoreset`` with a word drawn from its own generator,
     and write the next observation / mask / seat. A row with ``actions[i] < 0`` is left
     as it is (a finished game waiting for a reset). ``final_scores[i]`` gets the points
-    of a finished (or truncated) game before it restarts.
+    of a finished (or truncated) game before it restarts. Returns the number of narrow
+    rows whose ``rules.GROWING`` fields passed ``kernels.NARROW_LIMIT`` (the vector env
+    then widens the batch to int64 rows before the next step).
 ``play_rows(template, words, policy_ids, step_cap, scores, steps, ends)``
     play one whole game per word from the row ``template`` (:func:`sim_template`) with
     compiled policies (simulation at scale).
 
-``scratch`` holds one int64 scratch row per game (``SCRATCH_SIZE``: the legal-move
-kernels' and the compiled policies'); ``opts`` is unused by Sly (the options live in
-each row from :func:`new_batch`).
+``states`` may be int64 rows (the engine's) or narrow int32 rows (the vector env's, where
+the game's values fit: ``kernels.py``, "Narrow rows"); Numba compiles each kernel for
+both. The step walks the batch in tiles of ``kernels.TILE`` rows, one parallel task per
+tile, prefetching each next row: ``scratch`` holds one int64 scratch row per tile
+(``SCRATCH_SIZE``: the legal-move kernels' and the compiled policies'), and ``pobs``
+(the learner's) one opponents' observation buffer per tile. ``opts`` is unused by Sly
+(the options live in each row from :func:`new_batch`).
 
 Why ``step_rows`` and ``play_rows`` are written out again in ``scout/batch.py`` rather
 than built once by a factory over each game's per-row kernels: Numba never caches such
@@ -64,9 +70,11 @@ SCRATCH_SIZE = P.CHOOSE_SCRATCH  # per-row int64 scratch: the rules' and the com
 SERIAL_BELOW = 256  # batches smaller than this run on one thread: a parallel launch costs more
 
 
-def new_batch(num_envs: int, num_players=3, **options):
+def new_batch(num_envs: int, num_players=3, narrow=False, **options):
     """``(states, scratch, opts, info)``: ``num_envs`` rows holding the options (reset before use).
 
+    ``narrow`` is accepted for the game contract, and Sly's rows stay int64 whatever it
+    says: they are a third of Scout's and measured no faster narrow (docs/architecture.md).
     ``info`` is a dict with ``num_players``, ``num_actions``, ``observation_size`` and the
     resolved ``options``.
     """
@@ -76,7 +84,7 @@ def new_batch(num_envs: int, num_players=3, **options):
                              "autoreset, reward, max_steps, copy")
     o = R.parse_options(num_players=num_players, **options)
     states = np.tile(R.new_state(**o), (num_envs, 1))
-    scratch = np.zeros((num_envs, SCRATCH_SIZE), dtype=np.int64)
+    scratch = np.zeros((K.tile_count(num_envs), SCRATCH_SIZE), dtype=np.int64)  # one row per tile
     opts = np.zeros(1, dtype=np.int64)
     info = {
         "num_players": o["num_players"],
@@ -159,20 +167,22 @@ def _observe_current(state, i, obs, masks, seats, scratch):
 @njit(cache=True, inline="always")
 def _reset_row(states, scratch, opts, words, which, ep_steps, points, obs, masks, seats, i):
     if which[i]:
-        _reset_one(states[i], scratch[i], opts, words[i])
+        _reset_one(states[i], scratch, opts, words[i])
         ep_steps[i] = 0
         points_into(states[i], points[i])
-        return _observe_current(states[i], i, obs, masks, seats, scratch[i])
+        return _observe_current(states[i], i, obs, masks, seats, scratch)
     return 0
 
 
 @njit(cache=True, parallel=True)
 def reset_rows(states, scratch, opts, words, which, ep_steps, points, obs, masks, seats):
     """Reset the rows with ``which[i]`` (see the module docstring); returns the error count."""
+    n = states.shape[0]
     errors = 0
-    for i in prange(states.shape[0]):
-        if _reset_row(states, scratch, opts, words, which, ep_steps, points, obs, masks, seats, i) != 0:
-            errors += 1
+    for t in prange(K.tile_count(n)):
+        for i in range(t * K.TILE, min(n, (t + 1) * K.TILE)):
+            if _reset_row(states, scratch[t], opts, words, which, ep_steps, points, obs, masks, seats, i) != 0:
+                errors += 1
     return errors
 
 
@@ -187,7 +197,7 @@ def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_step
         rewards[i, :] = 0.0
         errors[i] = 0
         return
-    errors[i] = _apply_one(state, actions[i], scratch[i])
+    errors[i] = _apply_one(state, actions[i], scratch)
     ep_steps[i] += 1
     over = game_over(state)
     # Rewards as the AEC env pays them: differences of points so far, or win rewards at the end.
@@ -212,10 +222,10 @@ def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_step
         for p in range(num_p):
             encode_observation(state, p, final_obs[i, p])
         if autoreset:
-            _reset_one(state, scratch[i], opts, _new_word(state))
+            _reset_one(state, scratch, opts, _new_word(state))
             ep_steps[i] = 0
             points_into(state, points[i])
-    err = _observe_current(state, i, obs, masks, seats, scratch[i])
+    err = _observe_current(state, i, obs, masks, seats, scratch)
     if err != 0:
         errors[i] = err
 
@@ -223,32 +233,48 @@ def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_step
 @njit(cache=True, parallel=True)
 def _step_parallel(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
                    rewards, terms, truncs, final_obs, final_scores, has_final, errors):
-    for i in prange(states.shape[0]):
-        _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
-                  rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
+    n = states.shape[0]
+    near = 0
+    for t in prange(K.tile_count(n)):
+        for i in range(t * K.TILE, min(n, (t + 1) * K.TILE)):
+            if i + 1 < n:
+                K.prefetch_row(states, i + 1)  # a large batch's rows are not in the cache
+            _step_row(states, scratch[t], opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+                      rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
+            if K.near_limit(states[i], R.GROWING):
+                near += 1
+    return near
 
 
 @njit(cache=True)
 def _step_serial(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
                  rewards, terms, truncs, final_obs, final_scores, has_final, errors):
+    near = 0
     for i in range(states.shape[0]):
-        _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+        _step_row(states, scratch[0], opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
                   rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
+        if K.near_limit(states[i], R.GROWING):
+            near += 1
+    return near
 
 
 def step_rows(states, *args):
-    """Step every row (see the module docstring); small batches run on one thread."""
+    """Step every row (see the module docstring); small batches run on one thread.
+
+    Returns the number of narrow rows whose growing fields passed ``kernels.NARROW_LIMIT``
+    (the caller widens the batch before the next step; always 0 for int64 rows)."""
     if states.shape[0] < SERIAL_BELOW:
-        _step_serial(states, *args)
-    else:
-        _step_parallel(states, *args)
+        return _step_serial(states, *args)
+    return _step_parallel(states, *args)
 
 
 @njit(cache=True, parallel=True)
 def legal_masks(states, scratch, masks):
     """The legal-action mask of every row into ``masks`` (zeros for finished games)."""
-    for i in prange(states.shape[0]):
-        _mask_one(states[i], masks[i], scratch[i])
+    n = states.shape[0]
+    for t in prange(K.tile_count(n)):
+        for i in range(t * K.TILE, min(n, (t + 1) * K.TILE)):
+            _mask_one(states[i], masks[i], scratch[t])
 
 
 @njit(cache=True, parallel=True)
@@ -357,10 +383,12 @@ def _learner_start(state, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cf
 def learner_reset_rows(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, words, points, obs, masks,
                        errors):
     """Deal a new game in every row from ``words`` and play to each learner's first turn."""
-    for i in prange(states.shape[0]):
-        meta[i, K.M_EPISODE] = 0
-        errors[i] = _learner_start(states[i], scratch[i], prng[i], pobs[i], nets, seat_pol[i], meta[i], opp_ids, cfg,
-                                   words[i], points[i], obs[i], masks[i])
+    n = states.shape[0]
+    for t in prange(K.tile_count(n)):
+        for i in range(t * K.TILE, min(n, (t + 1) * K.TILE)):
+            meta[i, K.M_EPISODE] = 0
+            errors[i] = _learner_start(states[i], scratch[t], prng[i], pobs[t], nets, seat_pol[i], meta[i], opp_ids,
+                                       cfg, words[i], points[i], obs[i], masks[i])
 
 
 @njit(cache=True, inline="always")
@@ -370,11 +398,11 @@ def _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids
     num_p = state[R.NUM_PLAYERS]
     learner = meta[i, K.M_LEARNER]
     err = K.ERR_NONE
-    if _apply_one(state, actions[i], scratch[i]) != 0:
+    if _apply_one(state, actions[i], scratch) != 0:
         err = K.ERR_ENGINE
     else:
         meta[i, K.M_STEPS] += 1
-        err = _learner_play_opponents(state, scratch[i], prng[i], pobs[i], nets, seat_pol[i], meta[i], cfg)
+        err = _learner_play_opponents(state, scratch, prng[i], pobs, nets, seat_pol[i], meta[i], cfg)
     over = game_over(state)
     trunc = (not over) and K.learner_truncated(meta[i], cfg)
     # The learner's reward for its move and every opponent move after it: the points
@@ -396,12 +424,12 @@ def _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids
         for p in range(num_p):
             final_scores[i, p] = t[p]
         encode_observation(state, learner, term_obs[i])
-        err = _learner_start(state, scratch[i], prng[i], pobs[i], nets, seat_pol[i], meta[i], opp_ids, cfg,
+        err = _learner_start(state, scratch, prng[i], pobs, nets, seat_pol[i], meta[i], opp_ids, cfg,
                              _new_word(state), points[i], obs[i], masks[i])
     elif err == K.ERR_NONE:
         points_into(state, points[i])
         encode_observation(state, learner, obs[i])
-        if _mask_one(state, masks[i], scratch[i]) != 0:
+        if _mask_one(state, masks[i], scratch) != 0:
             err = K.ERR_ENGINE
     errors[i] = err
 
@@ -409,17 +437,19 @@ def _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids
 @njit(cache=True, parallel=True)
 def _learner_step_parallel(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
                            masks, rewards, dones, truncs, term_obs, final_scores, errors):
-    for i in prange(states.shape[0]):
-        _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
-                          masks, rewards, dones, truncs, term_obs, final_scores, errors, i)
+    n = states.shape[0]
+    for t in prange(K.tile_count(n)):
+        for i in range(t * K.TILE, min(n, (t + 1) * K.TILE)):
+            _learner_step_row(states, scratch[t], prng, pobs[t], nets, seat_pol, meta, opp_ids, cfg, actions, points,
+                              tmp, obs, masks, rewards, dones, truncs, term_obs, final_scores, errors, i)
 
 
 @njit(cache=True)
 def _learner_step_serial(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
                          masks, rewards, dones, truncs, term_obs, final_scores, errors):
     for i in range(states.shape[0]):
-        _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs,
-                          masks, rewards, dones, truncs, term_obs, final_scores, errors, i)
+        _learner_step_row(states, scratch[0], prng, pobs[0], nets, seat_pol, meta, opp_ids, cfg, actions, points,
+                          tmp, obs, masks, rewards, dones, truncs, term_obs, final_scores, errors, i)
 
 
 def learner_step_rows(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids, cfg, actions, points, tmp, obs, masks,

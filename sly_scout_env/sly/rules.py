@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._rng import rng_below
+from .._rng import rng_below, word_store
 from ..checks import check_choice
 
 # -- sizes -----------------------------------------------------------------------------
@@ -82,6 +82,11 @@ SPACE_OWNER = KNOWN_IN_HAND + MAX_CARDS  # [MAX_SPACES] seat owning the card on 
 SPACE_CARD = SPACE_OWNER + MAX_SPACES  # [MAX_SPACES] card on the space (0 Fox, 1..6 Hen), -1 if empty
 SPACE_STATE = SPACE_CARD + MAX_SPACES  # [MAX_SPACES] EMPTY / FACE_DOWN / SAFE / FACE_UP_FOX
 ROW_SIZE = SPACE_STATE + MAX_SPACES
+
+# The fields that grow with play without a bound fixed by the deal (Reveals can repeat):
+# checked by the batched kernels on narrow rows (kernels.NARROW_LIMIT; Sly's vector-env rows
+# are int64, see batch.new_batch).
+GROWING = np.array([STEPS, PILE_SEQ], dtype=np.int64)
 
 MAX_ACTIONS = 8 * MAX_SPACES + MAX_HOUSES + 1  # the largest action space (2 Hen Houses)
 # The int64 scratch of legal_actions / legal_mask / apply_action: the legal action ids.
@@ -141,7 +146,7 @@ def configure(state, num_players, hen_houses, reveal_scope, first_player) -> Non
 def reset(state, seed_word):
     """Start a new game with the options already in the row: every card in its owner's hand."""
     num_p = state[NUM_PLAYERS]
-    state[RNG] = seed_word
+    word_store(state, RNG, seed_word)
     state[PHASE] = PHASE_PLAY
     state[END_REASON] = END_NONE
     state[STEPS] = 0

@@ -163,6 +163,11 @@ def _same_arrays(a, b, what: str) -> None:
         raise AssertionError(f"{what} ({where})")
 
 
+def _rows(vec) -> np.ndarray:
+    """Every game's state of a vector env as engine (int64) rows, whatever its row type."""
+    return np.stack([vec.state_row(i) for i in range(vec.num_envs)])
+
+
 def _same_env_position(e, f, what: str) -> None:
     """Two raw envs hold the same position: state dict, agent to act, masks, every observation."""
     _same_dicts(e.state_dict(), f.state_dict(), f"{what}: state_dict() differs")
@@ -612,7 +617,7 @@ def check_vector_env(game, players=None, *, games=None, seed: int = 0) -> None:
                 for t in range(MOVE_CAP):
                     for i, e in enumerate(envs):
                         at = f"{where}, row {i} (seed {seeds[i]}), move {t}"
-                        _same_arrays(vec._states[i], e.unwrapped._state, f"{at}: the row is not the raw env's state")
+                        _same_arrays(vec.state_row(i), e.unwrapped._state, f"{at}: the row is not the raw env's state")
                         if done[i]:
                             assert not obs["action_mask"][i].any(), f"{at}: a finished row has legal actions"
                             continue
@@ -665,10 +670,10 @@ def check_vector_env(game, players=None, *, games=None, seed: int = 0) -> None:
                     ref_threads = counts[0]
                     ref, ref_vec = outs[ref_threads], bigs[ref_threads]
                     for threads in counts[1:]:
-                        _same_arrays(bigs[threads]._states, ref_vec._states,
+                        _same_arrays(_rows(bigs[threads]), _rows(ref_vec),
                                      f"step {t}: {BIG_BATCH} rows on {threads} Numba threads differ from 1 thread")
                     at = f"step {t}: 3 rows differ from the first 3 of {BIG_BATCH} rows in"
-                    _same_arrays(small._states, ref_vec._states[:3], f"{at} their state rows")
+                    _same_arrays(_rows(small), _rows(ref_vec)[:3], f"{at} their state rows")
                     _same_arrays(o_small["observation"], ref[0]["observation"][:3], f"{at} their observations")
                     _same_arrays(o_small["action_mask"], ref[0]["action_mask"][:3], f"{at} their masks")
                     _same_arrays(out_small[1], ref[1][:3], f"{at} their rewards")
