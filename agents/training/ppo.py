@@ -32,7 +32,28 @@ Outputs in ``--out``: ``config.json``; ``progress.csv`` (one row per rollout:
 the means are over the episodes finished in that rollout); ``eval.csv`` (one row per
 evaluation and bot: ``timesteps, opponent, games, win_rate, win_rate_lo, win_rate_hi,
 mean_score, opponent_mean_score, checkpoint``); ``checkpoints/step_<T>.zip``;
-``final.zip``. The same seed gives the same run (CPU, one torch thread, DummyVecEnv).
+``final.zip``; ``resume/`` (the resume checkpoint, below). The same seed gives the same run
+(CPU, one torch thread, DummyVecEnv).
+
+Resuming
+--------
+A run is resumable: the same command with the same ``--out`` continues a killed run
+from its last resume checkpoint, and a finished run says so and writes nothing. The
+checkpoint, ``OUT/resume/``, is saved at the start of a rollout (after the previous
+one's update) whenever a snapshot or an evaluation happened since the last one, at
+least every ``min(snapshot_every, eval_every)`` steps, at step 0 (after the warm start
+and the step-0 evaluation) and at the end. It holds ``state.json`` (the run's config,
+the steps done, the callback's counters, the number of CSV rows logged), the SB3 model
+(``model_<T>.zip``: weights, Adam state) and ``state_<T>.npz`` (the pool's snapshots as
+numpy weights, the torch / numpy / Python RNG states; read without pickle). Every file is
+written under a temporary name and renamed into place, ``state.json`` last, so a kill
+at any moment leaves the previous checkpoint or the new one, never a broken one.
+On resume the config must match the saved one (``out``, ``eval_workers`` and ``vec_env``
+aside, which do not change what is trained), else :class:`ResumeError` names the
+differing fields. The CSV logs are cut back to the rows logged at the checkpoint
+and appended to. A resumed run is a sound continuation, not a bit-exact replay of
+the uninterrupted run: the envs restart with fresh deals (seeded from the seed and
+the step) and episodes under way at the kill are lost, as SB3 cannot save the envs.
 
 torch and Stable-Baselines3 are imported inside the functions that need them, so the
 ``sly-scout`` command line (``agents/ui/cli.py`` holds the ``train`` parser) starts without them.
@@ -41,8 +62,10 @@ torch and Stable-Baselines3 are imported inside the functions that need them, so
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
+import random
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -270,8 +293,13 @@ EVAL_COLUMNS = ["timesteps", "opponent", "games", "win_rate", "win_rate_lo", "wi
                 "opponent_mean_score", "checkpoint"]
 
 
-def make_callback(cfg: TrainConfig, model_meta: dict, log):
-    """The run's callback (snapshots, CSV logs in ``cfg.out``, checkpoints, evaluations); close it after use."""
+def make_callback(cfg: TrainConfig, model_meta: dict, log, resume: dict | None = None, resumable: bool = False):
+    """The run's callback (snapshots, CSV logs in ``cfg.out``, checkpoints, evaluations); close it after use.
+
+    ``resumable``: also save resume checkpoints (``cfg.out/resume``, see the module docstring);
+    ``resume``: a checkpoint read by :func:`read_resume` to continue from (its pool, counters and
+    CSV rows; the CSV logs are then appended to, not started afresh).
+    """
     from stable_baselines3.common.callbacks import BaseCallback
 
     from sly_scout_env.agents.bots.ppo import FrozenPolicy
@@ -282,20 +310,23 @@ def make_callback(cfg: TrainConfig, model_meta: dict, log):
 
         def __init__(self):
             super().__init__()
-            self.pool: list = []
+            saved = (resume or {}).get("callback", {})
+            self.pool: list = list((resume or {}).get("pool", []))
             self.returns: list = []
             self.lengths: list = []
-            self.episodes = 0
-            self.next_snapshot = cfg.snapshot_every
-            self.next_eval = cfg.eval_every
-            self.t0 = time.perf_counter()
+            self.episodes = int(saved.get("episodes", 0))
+            self.next_snapshot = int(saved.get("next_snapshot", cfg.snapshot_every))
+            self.next_eval = int(saved.get("next_eval", cfg.eval_every))
+            self.resume_every = min(cfg.snapshot_every, cfg.eval_every)
+            self.next_resume = int(saved.get("next_resume", self.resume_every))
+            self.last_resume = int(resume["timesteps"]) if resume else -1  # steps of the last resume checkpoint
+            self.changed = False  # a snapshot or an evaluation since the last resume checkpoint
+            self.t0 = time.perf_counter() - float(saved.get("elapsed_s", 0.0))
             os.makedirs(os.path.join(cfg.out, "checkpoints"), exist_ok=True)
-            self.progress_file = open(os.path.join(cfg.out, "progress.csv"), "w", newline="", encoding="utf-8")
-            self.progress = csv.writer(self.progress_file)
-            self.progress.writerow(PROGRESS_COLUMNS)
-            self.eval_file = open(os.path.join(cfg.out, "eval.csv"), "w", newline="", encoding="utf-8")
-            self.evals = csv.writer(self.eval_file)
-            self.evals.writerow(EVAL_COLUMNS)
+            self.progress_file, self.progress, self.progress_rows = _open_log(
+                os.path.join(cfg.out, "progress.csv"), PROGRESS_COLUMNS, saved.get("progress_rows") if resume else None)
+            self.eval_file, self.evals, self.eval_rows = _open_log(
+                os.path.join(cfg.out, "eval.csv"), EVAL_COLUMNS, saved.get("eval_rows") if resume else None)
             self.last_eval: list = []
 
         def _on_step(self) -> bool:
@@ -314,6 +345,12 @@ def make_callback(cfg: TrainConfig, model_meta: dict, log):
                     self.evaluate(f"step_{self.num_timesteps:09d}")
             return True
 
+        def _on_rollout_start(self) -> None:
+            # Here the previous rollout has been trained on and logged: a consistent point to resume from.
+            steps = int(self.model.num_timesteps)
+            if resumable and steps > self.last_resume and (self.changed or steps >= self.next_resume):
+                self.save_resume(steps)
+
         def _on_rollout_end(self) -> None:
             r = np.asarray(self.returns, dtype=float)
             self.progress.writerow([
@@ -321,6 +358,7 @@ def make_callback(cfg: TrainConfig, model_meta: dict, log):
                 f"{r.mean():.6f}" if r.size else "", f"{np.mean(self.lengths):.3f}" if r.size else "",
                 f"{np.mean(r > 0):.6f}" if r.size else "", len(self.pool), f"{time.perf_counter() - self.t0:.2f}",
             ])
+            self.progress_rows += 1
             self.progress_file.flush()
             self.returns.clear()
             self.lengths.clear()
@@ -328,6 +366,11 @@ def make_callback(cfg: TrainConfig, model_meta: dict, log):
         def add_snapshot(self) -> None:
             self.pool.append(FrozenPolicy.from_sb3(self.model, meta=model_meta))
             del self.pool[: max(0, len(self.pool) - cfg.pool_size)]
+            self.push_pool()
+            self.changed = True
+
+        def push_pool(self) -> None:
+            """Give every env fresh opponents drawing from the current pool."""
             env = self.training_env
             for i in range(env.num_envs):  # fresh objects per env: opponents hold per-episode state
                 env.set_attr("opponents", _new_opponents(cfg, self.pool), indices=[i])
@@ -345,11 +388,25 @@ def make_callback(cfg: TrainConfig, model_meta: dict, log):
                                      f"{row['win_rate_lo']:.6f}", f"{row['win_rate_hi']:.6f}",
                                      f"{row['mean_score']:.6f}", f"{row['opponent_mean_score']:.6f}",
                                      os.path.relpath(path, cfg.out)])
+                self.eval_rows += 1
                 log(f"  t={self.num_timesteps:>9}  vs {row['opponent']:<10} win rate {row['win_rate']:.3f} "
                     f"[{row['win_rate_lo']:.3f}, {row['win_rate_hi']:.3f}]  ({row['games']} games)")
             self.eval_file.flush()
             self.last_eval = rows
+            self.changed = True
             return rows
+
+        def save_resume(self, steps: int, finished: bool = False) -> None:
+            """Write the resume checkpoint of the run at ``steps`` (atomically; see :func:`write_resume`)."""
+            self.progress_file.flush()
+            self.eval_file.flush()
+            self.next_resume = (steps // self.resume_every + 1) * self.resume_every
+            counters = {"episodes": self.episodes, "next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
+                        "next_resume": self.next_resume, "elapsed_s": round(time.perf_counter() - self.t0, 3),
+                        "progress_rows": self.progress_rows, "eval_rows": self.eval_rows}
+            write_resume(cfg, self.model, steps, self.pool, counters, finished=finished)
+            self.last_resume = steps
+            self.changed = False
 
         def close(self) -> None:
             self.progress_file.close()
@@ -358,23 +415,194 @@ def make_callback(cfg: TrainConfig, model_meta: dict, log):
     return SelfPlayCallback()
 
 
+# -- resume checkpoints -------------------------------------------------------------------------
+RESUME_DIR = "resume"
+RESUME_FORMAT = 1
+# Settings that do not change what is trained: a run may be resumed with other values.
+RESUME_FREE_FIELDS = ("out", "eval_workers", "vec_env")
+
+
+class ResumeError(ValueError):
+    """``--out`` holds a resume checkpoint that this command cannot continue."""
+
+
+def _atomic_write(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename: never a half-written ``path``."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _open_log(path: str, columns: list, keep_rows: int | None):
+    """A CSV log opened for writing: ``(file, writer, data rows in it)``.
+
+    ``keep_rows`` None: a new log (the header only). Else the log of a resumed run: its first
+    ``keep_rows`` data rows are kept (the rows logged after the checkpoint are cut) and it is
+    opened for appending.
+    """
+    if keep_rows is not None and os.path.isfile(path):
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+        body = rows[1: 1 + int(keep_rows)]
+        if rows[:1] != [columns] or len(rows) != 1 + len(body):
+            buf = io.StringIO(newline="")
+            csv.writer(buf).writerows([columns] + body)
+            _atomic_write(path, buf.getvalue().encode("utf-8"))
+        f = open(path, "a", newline="", encoding="utf-8")
+        return f, csv.writer(f), len(body)
+    f = open(path, "w", newline="", encoding="utf-8")
+    writer = csv.writer(f)
+    writer.writerow(columns)
+    return f, writer, 0
+
+
+def _rng_arrays() -> dict:
+    import torch
+
+    name, keys, pos, has_gauss, cached = np.random.get_state()
+    version, internal, gauss_next = random.getstate()
+    return {"rng_torch": torch.get_rng_state().numpy().copy(), "rng_numpy_keys": np.asarray(keys),
+            "rng_numpy_rest": np.array([pos, has_gauss, cached], dtype=np.float64),
+            "rng_python": np.array((version,) + tuple(internal), dtype=np.int64),
+            "rng_python_gauss": np.array([] if gauss_next is None else [gauss_next], dtype=np.float64)}
+
+
+def _restore_rng(arrays) -> None:
+    import torch
+
+    torch.set_rng_state(torch.from_numpy(np.array(arrays["rng_torch"], dtype=np.uint8)))
+    pos, has_gauss, cached = arrays["rng_numpy_rest"]
+    np.random.set_state(("MT19937", np.asarray(arrays["rng_numpy_keys"], dtype=np.uint32), int(pos), int(has_gauss),
+                         float(cached)))
+    py = [int(x) for x in arrays["rng_python"]]
+    gauss = arrays["rng_python_gauss"]
+    random.setstate((py[0], tuple(py[1:]), float(gauss[0]) if gauss.size else None))
+
+
+def _pool_arrays(pool: list) -> dict:
+    arrays = {"pool_size": np.array(len(pool))}
+    for k, snap in enumerate(pool):
+        arrays[f"pool{k}_activation"] = np.array(snap.activation)
+        arrays[f"pool{k}_meta"] = np.array(json.dumps(snap.meta))
+        arrays[f"pool{k}_layers"] = np.array(len(snap.layers))
+        for j, (w, b) in enumerate(snap.layers):
+            arrays[f"pool{k}_w{j}"], arrays[f"pool{k}_b{j}"] = w, b
+        arrays[f"pool{k}_head_w"], arrays[f"pool{k}_head_b"] = snap.head
+    return arrays
+
+
+def _pool_from_arrays(arrays) -> list:
+    from sly_scout_env.agents.bots.ppo import FrozenPolicy
+
+    pool = []
+    for k in range(int(arrays["pool_size"])):
+        layers = [(arrays[f"pool{k}_w{j}"], arrays[f"pool{k}_b{j}"]) for j in range(int(arrays[f"pool{k}_layers"]))]
+        pool.append(FrozenPolicy(layers, (arrays[f"pool{k}_head_w"], arrays[f"pool{k}_head_b"]),
+                                 str(arrays[f"pool{k}_activation"]), json.loads(str(arrays[f"pool{k}_meta"]))))
+    return pool
+
+
+def _config_dict(cfg: TrainConfig) -> dict:
+    return json.loads(json.dumps(asdict(cfg)))
+
+
+def write_resume(cfg: TrainConfig, model, steps: int, pool: list, counters: dict, finished: bool = False) -> str:
+    """Save the resume checkpoint of a run at ``steps`` into ``cfg.out/resume``; returns its ``state.json``.
+
+    The model and the arrays go to files named by the step, then ``state.json``, which names
+    them, replaces the previous one (the commit); the files it no longer names are removed.
+    """
+    folder = os.path.join(cfg.out, RESUME_DIR)
+    os.makedirs(folder, exist_ok=True)
+    tag = f"{int(steps):09d}"
+    names = {"model": f"model_{tag}.zip", "arrays": f"state_{tag}.npz"}
+    buf = io.BytesIO()
+    model.save(buf)
+    _atomic_write(os.path.join(folder, names["model"]), buf.getvalue())
+    buf = io.BytesIO()
+    np.savez(buf, **_pool_arrays(pool), **_rng_arrays())
+    _atomic_write(os.path.join(folder, names["arrays"]), buf.getvalue())
+    state = {"format": RESUME_FORMAT, "timesteps": int(steps), "target": cfg.timesteps, "finished": bool(finished),
+             **names, "callback": counters, "config": _config_dict(cfg),
+             "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    path = os.path.join(folder, "state.json")
+    _atomic_write(path, (json.dumps(state, indent=2) + "\n").encode("utf-8"))
+    for name in os.listdir(folder):  # older checkpoints, temporary files of a killed write
+        if name not in ("state.json", *names.values()):
+            try:
+                os.remove(os.path.join(folder, name))
+            except OSError:
+                pass
+    return path
+
+
+def read_resume(cfg: TrainConfig) -> dict | None:
+    """The resume checkpoint in ``cfg.out`` (None when there is none), checked against ``cfg``.
+
+    Returns ``state.json``'s content plus ``"folder"``, ``"pool"`` (the snapshots) and
+    ``"arrays"`` (the RNG states). Raises :class:`ResumeError` when the checkpoint was saved
+    by a run with other settings, naming them.
+    """
+    folder = os.path.join(cfg.out, RESUME_DIR)
+    path = os.path.join(folder, "state.json")
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            state = json.load(f)
+        saved = state["config"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise ResumeError(f"cannot read the resume checkpoint {path} ({exc}); delete {folder} to start the run "
+                          "over in this directory, or give a new --out") from None
+    if state.get("format") != RESUME_FORMAT:
+        raise ResumeError(f"{path} has format {state.get('format')!r}, this version reads {RESUME_FORMAT}; "
+                          f"delete {folder} to start over, or give a new --out")
+    now = _config_dict(cfg)
+    diffs = [f"{k}: {saved.get(k)!r} there, {now.get(k)!r} now" for k in sorted(set(saved) | set(now))
+             if k not in RESUME_FREE_FIELDS and saved.get(k) != now.get(k)]
+    if diffs:
+        raise ResumeError(f"{cfg.out} holds a run (resume checkpoint at step {state.get('timesteps')}) with other "
+                          f"settings; {'; '.join(diffs)}. Give a new --out for this run, repeat that run's own command "
+                          f"to continue it, or delete {folder} to start over in {cfg.out}")
+    try:
+        if not os.path.isfile(os.path.join(folder, state["model"])):
+            raise OSError(f"{state['model']} is missing")
+        with np.load(os.path.join(folder, state["arrays"]), allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        pool = _pool_from_arrays(arrays)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ResumeError(f"the resume checkpoint in {folder} is incomplete ({exc}); delete {folder} to start the "
+                          "run over in this directory, or give a new --out") from None
+    return dict(state, folder=folder, pool=pool, arrays=arrays)
+
+
+def _finished_result(cfg: TrainConfig, state: dict) -> dict:
+    """The ``train`` result of a finished run, from its files."""
+    rows = []
+    path = os.path.join(cfg.out, "eval.csv")
+    if os.path.isfile(path):
+        with open(path, newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                if int(row["timesteps"]) == state["timesteps"] and row["checkpoint"].startswith("final"):
+                    rows.append({k: (v if k in ("opponent", "checkpoint") else int(v) if k in ("timesteps", "games")
+                                     else float(v)) for k, v in row.items()})
+    return {"final": os.path.join(cfg.out, "final.zip"), "eval": rows, "out": cfg.out,
+            "resumed_from": state["timesteps"], "already_finished": True}
+
+
 def run_meta(cfg: TrainConfig) -> dict:
     """What a run's checkpoints and snapshots carry about it (game, players, options, reward, seed)."""
     return {"game": cfg.game, "players": cfg.players, "options": dict(cfg.options), "reward": cfg.reward,
             "seed": cfg.seed}
 
 
-def build_model(cfg: TrainConfig):
-    """The run's ``MaskablePPO`` on its envs, as :func:`train` makes it: ``(model, venv)``.
-
-    ``cfg`` must be checked. Sets torch's thread count to ``cfg.torch_threads``. Used by
-    :func:`train` and by ``benchmarks/train_profile.py`` (which times the same objects).
-    """
-    import torch
-    from sb3_contrib import MaskablePPO
+def _build_venv(cfg: TrainConfig):
+    """The run's vectorised envs and its policy: ``(venv, policy, policy_kwargs)``."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    torch.set_num_threads(cfg.torch_threads)
     if cfg.fast:
         from sly_scout_env.sb3_vec import SingleAgentVecEnv
 
@@ -394,7 +622,20 @@ def build_model(cfg: TrainConfig):
         venv = PriorHintVecEnv(venv, cfg.prior, cfg.game, cfg.players, cfg.options, cfg.seed)
         policy = PriorPolicy
         policy_kwargs.update(observation_size=size, prior=cfg.prior, prior_weight=cfg.prior_weight)
-    venv = VecMonitor(venv)
+    return VecMonitor(venv), policy, policy_kwargs
+
+
+def build_model(cfg: TrainConfig):
+    """The run's ``MaskablePPO`` on its envs, as :func:`train` makes it: ``(model, venv)``.
+
+    ``cfg`` must be checked. Sets torch's thread count to ``cfg.torch_threads``. Used by
+    :func:`train` and by ``benchmarks/train_profile.py`` (which times the same objects).
+    """
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(cfg.torch_threads)
+    venv, policy, policy_kwargs = _build_venv(cfg)
     model = MaskablePPO(
         policy, venv, seed=cfg.seed, device="cpu", verbose=0,
         n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, learning_rate=cfg.learning_rate,
@@ -403,34 +644,86 @@ def build_model(cfg: TrainConfig):
     return model, venv
 
 
+def load_model(cfg: TrainConfig, resume: dict):
+    """The model of a resume checkpoint (:func:`read_resume`) on fresh envs: ``(model, venv)``.
+
+    The envs are seeded from ``cfg.seed`` and the checkpoint's step (fresh deals, not the
+    run's first ones again); the RNG states are restored by :func:`train` just before it learns.
+    """
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(cfg.torch_threads)
+    venv, _, _ = _build_venv(cfg)
+    try:
+        model = MaskablePPO.load(os.path.join(resume["folder"], resume["model"]), env=venv, device="cpu")
+    except BaseException:
+        venv.close()
+        raise
+    venv.seed(int(np.random.SeedSequence([cfg.seed, int(resume["timesteps"])]).generate_state(1)[0] >> 1))
+    return model, venv
+
+
 def train(cfg: TrainConfig, log=print) -> dict:
-    """Run a training; returns ``{"final": path, "eval": [rows of the final evaluation], "out": dir}``."""
+    """Run a training, or continue it; returns ``{"final": path, "eval": [rows of the final evaluation], "out": dir}``.
+
+    When ``cfg.out`` holds a resume checkpoint of the same run (``OUT/resume``, written as the
+    run goes), the run continues from it: the model (weights and optimiser), the pool, the
+    callback's counters and the RNG states are restored, the CSV logs are cut back to the
+    checkpoint and appended to, and ``learn`` runs the remaining steps. A run that finished
+    is not run again (the result then also has ``already_finished``). A checkpoint of a run
+    with other settings raises :class:`ResumeError`. A resumed run continues soundly but is
+    not bit-identical to an uninterrupted one: the envs (deals under way, their RNGs) cannot
+    be saved, so they restart with fresh deals.
+    """
     cfg.check()
     from sly_scout_env.agents.bots import ppo  # noqa: F401  (registers "ppo" for the evaluations)
     from sly_scout_env.agents.training.export_neural import export_model
     from sly_scout_env.agents.training.warm_start import pretrain
 
-    t_start = time.perf_counter()
     os.makedirs(cfg.out, exist_ok=True)
-    with open(os.path.join(cfg.out, "config.json"), "w", encoding="utf-8") as f:
-        json.dump(asdict(cfg), f, indent=2)
-        f.write("\n")
-    model, venv = build_model(cfg)
+    resume = read_resume(cfg)
+    if resume is not None and resume["finished"]:
+        log(f"the run in {cfg.out} already finished: step {resume['timesteps']} of {cfg.timesteps}, final policy "
+            f"{os.path.join(cfg.out, 'final.zip')}; nothing to do (give a new --out for another run)")
+        return _finished_result(cfg, resume)
     meta = run_meta(cfg)
-    pretrain(model, cfg, log=log)
-    callback = make_callback(cfg, meta, log)
-    log(f"training MaskablePPO on {cfg.game}, {cfg.players} players, {cfg.timesteps} steps -> {cfg.out}")
+    if resume is None:
+        t_start = time.perf_counter()
+        _atomic_write(os.path.join(cfg.out, "config.json"), (json.dumps(asdict(cfg), indent=2) + "\n").encode("utf-8"))
+        model, venv = build_model(cfg)
+        pretrain(model, cfg, log=log)
+        log(f"training MaskablePPO on {cfg.game}, {cfg.players} players, {cfg.timesteps} steps -> {cfg.out}")
+    else:
+        t_start = time.perf_counter() - float(resume["callback"].get("elapsed_s", 0.0))
+        model, venv = load_model(cfg, resume)
+        log(f"resuming the run in {cfg.out} from step {resume['timesteps']} of {cfg.timesteps} "
+            f"(MaskablePPO on {cfg.game}, {cfg.players} players; checkpoint saved {resume.get('saved_at', '?')})")
+    callback = make_callback(cfg, meta, log, resume=resume, resumable=True)
     try:
         callback.init_callback(model)
-        callback.num_timesteps = 0
-        callback.evaluate("step_000000000")  # the untrained policy: the start of the learning curve
-        model.learn(total_timesteps=cfg.timesteps, callback=callback, progress_bar=False)
+        if resume is None:
+            callback.num_timesteps = 0
+            callback.evaluate("step_000000000")  # the untrained policy: the start of the learning curve
+            callback.save_resume(0)  # from here on a killed run resumes (its warm start included)
+        else:
+            callback.num_timesteps = model.num_timesteps
+            if not cfg.fast:
+                callback.push_pool()
+            _restore_rng(resume["arrays"])
+        remaining = cfg.timesteps - model.num_timesteps
+        if remaining > 0:
+            model.learn(total_timesteps=remaining, callback=callback, progress_bar=False,
+                        reset_num_timesteps=resume is None)
         callback.num_timesteps = model.num_timesteps
+        if callback.last_resume < model.num_timesteps:
+            callback.save_resume(int(model.num_timesteps))  # a kill in the final evaluation redoes only that
         final = os.path.join(cfg.out, "final.zip")
         rows = callback.evaluate("final", path=final)
         export_model(model, os.path.join(cfg.out, "final.npz"), game=cfg.game, players=cfg.players,
                      options=cfg.options, trained={"config": asdict(cfg), "timesteps": int(model.num_timesteps),
                                                    "wall_time_s": round(time.perf_counter() - t_start, 1)})
+        callback.save_resume(int(model.num_timesteps), finished=True)
     finally:
         callback.close()
         venv.close()

@@ -294,7 +294,7 @@ def config_from_args(args):
 
 def run_train(args, log=print) -> dict:
     """Run the ``train`` sub-command from parsed ``args``."""
-    from sly_scout_env.agents.training.ppo import train
+    from sly_scout_env.agents.training.ppo import ResumeError, train
 
     args.players = resolve_players("train", args.game, args.players)
     if args.backend == "rllib":
@@ -307,7 +307,10 @@ def run_train(args, log=print) -> dict:
         import sb3_contrib  # noqa: F401
     except ImportError:
         raise SystemExit("sly-scout train needs the train extra: pip install 'sly-scout-env[train]'") from None
-    result = train(cfg, log=log)
+    try:
+        result = train(cfg, log=log)
+    except ResumeError as exc:  # --out holds a run with other settings
+        raise SystemExit(f"sly-scout train: {exc}") from None
     log(f"final policy: {result['final']}")
     log(f"  arena: sly-scout arena {cfg.game} --players {cfg.players} --agents ppo:path={result['final']},random "
         f"--games 1000" + "".join(f" --option {k}={v}" for k, v in cfg.options.items()))
