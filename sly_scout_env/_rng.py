@@ -7,11 +7,11 @@ games are evaluated.  splitmix64 was chosen because it is one 64-bit word, passe
 BigCrush, and costs a handful of integer operations.
 
 Where the word lives: in an ``int64`` row (every engine row) it is the one slot
-``state[off]``; in the vector env's narrow ``int32`` rows (``sly_scout_env/kernels.py``,
-"Narrow rows") it is two 32-bit halves, ``state[off]`` the low and ``state[off + 1]``
-the high one. A game reserves :data:`WORD_SLOTS` slots for it. :func:`word_load` and
-:func:`word_store` pick the layout from the row's type when Numba compiles the caller,
-so the rules read and write the generator the same way in both.
+``state[off]``; in the vector env's narrow ``int16`` rows (``sly_scout_env/kernels.py``,
+"Narrow rows") it is four 16-bit limbs, ``state[off]`` the lowest. A game reserves
+:data:`WORD_SLOTS` slots for it. :func:`word_load` and :func:`word_store` pick the layout
+from the row's type when Numba compiles the caller, so the rules read and write the
+generator the same way in both.
 
 Seeds go through ``numpy.random.SeedSequence`` so that nearby seeds (0, 1, 2, ...)
 give unrelated games.
@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-WORD_SLOTS = 2  # row slots a game reserves for its generator word (an int32 row needs two)
+WORD_SLOTS = 4  # row slots a game reserves for its generator word (an int16 row needs four)
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -87,26 +87,30 @@ def word_store(state, off, word):
     raise NotImplementedError("word_store runs in compiled code only")
 
 
-def _halves(state):
-    return isinstance(state, types.Array) and state.dtype == types.int32
+def _limbs(state):
+    """True for a narrow (int16) row, whose word is four limbs."""
+    return isinstance(state, types.Array) and state.dtype == types.int16
 
 
 @overload(word_load, inline="always")
 def _word_load(state, off):
-    if _halves(state):
+    if _limbs(state):
         def load(state, off):
-            return np.uint64(np.uint32(state[off])) | (np.uint64(np.uint32(state[off + 1])) << np.uint64(32))
+            w = np.uint64(0)
+            for k in range(4):
+                w |= np.uint64(np.uint16(state[off + k])) << np.uint64(16 * k)
+            return w
         return load
     return lambda state, off: np.uint64(state[off])
 
 
 @overload(word_store, inline="always")
 def _word_store(state, off, word):
-    if _halves(state):
+    if _limbs(state):
         def store(state, off, word):
             w = np.uint64(word)
-            state[off] = np.int32(np.uint32(w & np.uint64(0xFFFFFFFF)))
-            state[off + 1] = np.int32(np.uint32(w >> np.uint64(32)))
+            for k in range(4):
+                state[off + k] = np.int16(np.uint16((w >> np.uint64(16 * k)) & np.uint64(0xFFFF)))
         return store
 
     def store(state, off, word):

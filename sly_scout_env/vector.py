@@ -239,7 +239,7 @@ class CardGameVectorEnv(VectorEnv):
 
     @property
     def row_dtype(self) -> np.dtype:
-        """The type of the batch's state rows: int32 (narrow) or int64 (docs/architecture.md)."""
+        """The type of the batch's state rows: int16 (narrow) or int64 (docs/architecture.md)."""
         return self._states.dtype
 
     def state_row(self, i: int) -> np.ndarray:

@@ -115,14 +115,15 @@ def test_scout_scratch_is_one_row_per_tile_of_games(n, tiles):
     assert info["num_actions"] == 614
 
 
-def test_narrow_rows_are_int32_where_every_value_fits():
+def test_narrow_rows_are_int16_where_every_value_fits():
     assert scout_batch.new_batch(3, num_players=4)[0].dtype == np.int64  # the engine's rows by default
-    assert scout_batch.new_batch(3, num_players=4, narrow=True)[0].dtype == np.int32
-    assert scout_batch.new_batch(3, num_players=4, rounds=K.NARROW_LIMIT, narrow=True)[0].dtype == np.int32
+    assert scout_batch.new_batch(3, num_players=4, narrow=True)[0].dtype == K.NARROW
+    assert scout_batch.new_batch(3, num_players=4, rounds=K.NARROW_LIMIT, narrow=True)[0].dtype == K.NARROW
     # A round count past the limit does not fit: the batch keeps int64 rows (and plays the same).
     assert scout_batch.new_batch(3, num_players=4, rounds=K.NARROW_LIMIT + 1, narrow=True)[0].dtype == np.int64
     assert sly_batch.new_batch(3, num_players=3, narrow=True)[0].dtype == np.int64  # Sly: int64 always
     assert scout_batch.R.ROW_SIZE == scout_batch.R.RNG + WORD_SLOTS
+    assert np.dtype(K.NARROW).itemsize * WORD_SLOTS == 8  # the generator word whole, in limbs
 
 
 @pytest.mark.parametrize("n", [7, 2 * K.TILE + 5])  # one thread, and tiles on every thread
@@ -131,7 +132,7 @@ def test_narrow_and_int64_rows_play_the_same_games(n, players):
     options = dict(num_players=players)
     wide, narrow = Runner(scout_batch, n, options), Runner(scout_batch, n, options)
     narrow.states = K.narrow_rows(narrow.states)
-    assert narrow.states.dtype == np.int32
+    assert narrow.states.dtype == K.NARROW
     words = stream_words(4, 0, n)
     wide.reset(words)
     narrow.reset(words)
@@ -153,7 +154,7 @@ def test_a_vector_env_widens_its_rows_before_a_score_could_overflow():
     vec.reset(seed=2)
     twin.reset(seed=2)
     twin._states = K.widen_rows(twin._states, scout_batch.R.RNG)  # the same games on int64 rows
-    assert vec.row_dtype == np.int32 and twin.row_dtype == np.int64
+    assert vec.row_dtype == K.NARROW and twin.row_dtype == np.int64
     seat_score = scout_batch.R.O_SCORES + 1
     for env in (vec, twin):  # a game total just past the limit: it still fits, the next steps might not
         env._states[0, seat_score] = K.NARROW_LIMIT + 1

@@ -102,17 +102,18 @@ def _draws(state, off, word, k):
     return out, word_load(state, off)
 
 
-@pytest.mark.parametrize("word", [0, 1, -1, 2**31, -(2**31), 2**32 + 5, 2**63 - 1, -(2**63), 0x5851F42D4C957F2D])
-def test_a_narrow_row_holds_the_generator_word_in_two_halves_and_draws_the_same_numbers(word):
-    wide = np.zeros(4, dtype=np.int64)
-    narrow = np.zeros(4, dtype=np.int32)
+@pytest.mark.parametrize("word", [0, 1, -1, 2**15, 2**31, -(2**31), 2**32 + 5, 2**63 - 1, -(2**63),
+                                  0x5851F42D4C957F2D])
+def test_a_narrow_row_holds_the_generator_word_in_limbs_and_draws_the_same_numbers(word):
+    wide = np.zeros(6, dtype=np.int64)
+    narrow = np.zeros(6, dtype=np.int16)
     draws_wide, end_wide = _draws(wide, 1, np.int64(word), 50)
     draws_narrow, end_narrow = _draws(narrow, 1, np.int64(word), 50)
     np.testing.assert_array_equal(draws_narrow, draws_wide)
     assert end_narrow == end_wide
-    # The halves are the word's low and high 32 bits; the int64 row uses one slot only.
-    assert (int(narrow[1]) & 0xFFFFFFFF) | ((int(narrow[2]) & 0xFFFFFFFF) << 32) == int(end_wide)
-    assert wide[2] == 0 and narrow[0] == narrow[3] == 0
+    # The limbs are the word's 16-bit pieces, lowest first; the int64 row uses one slot only.
+    assert sum((int(narrow[1 + k]) & 0xFFFF) << (16 * k) for k in range(4)) == int(end_wide)
+    assert not wide[2:].any() and narrow[0] == narrow[5] == 0
 
 
 def test_word_load_and_store_are_for_compiled_code_only():

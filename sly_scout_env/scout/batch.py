@@ -8,8 +8,8 @@ the thread count.
 
 Scout's legal-move kernels need an int64 scratch: ``scratch`` holds one scratch row per
 tile of ``kernels.TILE`` games (``SCRATCH_SIZE``), allocated once with the batch (never
-per call). The vector env's rows are narrow (int32, ``kernels.py``, "Narrow rows"): a
-Scout row is 3 KB then instead of 6 KB, and a large batch's steps wait less on memory
+per call). The vector env's rows are narrow (int16, ``kernels.py``, "Narrow rows"): a
+Scout row is 1.5 KB then instead of 6 KB, and a large batch's steps wait less on memory
 (``docs/architecture.md``, "The vector env's rows"). Each row holds
 its game's options (``rules.new_state``); ``opts`` is the int64 array
 ``[num_players, rounds, ii_after_empty_set, score_held_chips]`` for callers (the kernels
@@ -45,8 +45,8 @@ SERIAL_BELOW = 256  # batches smaller than this run on one thread: a parallel la
 def new_batch(num_envs: int, num_players=4, narrow=False, **options):
     """``(states, scratch, opts, info)``: ``num_envs`` rows holding the options (reset before use).
 
-    ``narrow=True``: int32 rows when the options fit (``kernels.narrow_rows``; any count of
-    rounds below ``kernels.NARROW_LIMIT``), else int64 rows. ``info`` is a dict with
+    ``narrow=True``: int16 rows when the options fit (``kernels.narrow_rows``: up to
+    ``kernels.NARROW_LIMIT`` rounds), else int64 rows. ``info`` is a dict with
     ``num_players``, ``num_actions``, ``observation_size`` and the resolved ``options``.
     Unknown or bad options raise ValueError.
     """
@@ -210,10 +210,14 @@ def _step_parallel(states, scratch, opts, actions, autoreset, win, max_steps, ep
                    rewards, terms, truncs, final_obs, final_scores, has_final, errors):
     n = states.shape[0]
     near = 0
+    ahead = K.prefetch_ahead(states, obs, masks)
     for t in prange(K.tile_count(n)):
         for i in range(t * K.TILE, min(n, (t + 1) * K.TILE)):
-            if i + 1 < n:
-                K.prefetch_row(states, i + 1)  # a large batch's rows are not in the cache
+            j = i + ahead
+            if ahead and j < n:  # a large batch's rows are not in the cache: ask for those of a coming game now
+                K.prefetch_row(states, j)
+                K.prefetch_row(obs, j)
+                K.prefetch_row(masks, j)
             _step_row(states, scratch[t], opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
                       rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
             if K.near_limit(states[i], R.GROWING):

@@ -26,7 +26,7 @@ obs, masks, seats, rewards, terms, truncs, final_obs, final_scores, has_final, e
     play one whole game per word from the row ``template`` (:func:`sim_template`) with
     compiled policies (simulation at scale).
 
-``states`` may be int64 rows (the engine's) or narrow int32 rows (the vector env's, where
+``states`` may be int64 rows (the engine's) or narrow int16 rows (the vector env's, where
 the game's values fit: ``kernels.py``, "Narrow rows"); Numba compiles each kernel for
 both. The step walks the batch in tiles of ``kernels.TILE`` rows, one parallel task per
 tile, prefetching each next row: ``scratch`` holds one int64 scratch row per tile
@@ -235,10 +235,14 @@ def _step_parallel(states, scratch, opts, actions, autoreset, win, max_steps, ep
                    rewards, terms, truncs, final_obs, final_scores, has_final, errors):
     n = states.shape[0]
     near = 0
+    ahead = K.prefetch_ahead(states, obs, masks)
     for t in prange(K.tile_count(n)):
         for i in range(t * K.TILE, min(n, (t + 1) * K.TILE)):
-            if i + 1 < n:
-                K.prefetch_row(states, i + 1)  # a large batch's rows are not in the cache
+            j = i + ahead
+            if ahead and j < n:  # a large batch's rows are not in the cache: ask for those of a coming game now
+                K.prefetch_row(states, j)
+                K.prefetch_row(obs, j)
+                K.prefetch_row(masks, j)
             _step_row(states, scratch[t], opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
                       rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
             if K.near_limit(states[i], R.GROWING):
