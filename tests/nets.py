@@ -49,3 +49,15 @@ def assert_same_moves(results):
             assert abs(z[a] - z[b]) < 1e-4, (a, b, z[a], z[b])
             near_ties += 1
     assert near_ties <= len(results) // 200
+
+
+def hide_shipped(monkeypatch, game: str, players: int) -> None:
+    """Make the shipped checkpoint of ``game`` with ``players`` players look absent (every count
+    has one now): for the refusals and offers of a table without a network."""
+    from sly_scout_env import netfile
+    from sly_scout_env.agents.ui.web import words
+
+    real = netfile.shipped
+    monkeypatch.setattr(netfile, "shipped", lambda: [p for p in real() if (p.game, p.players) != (game, players)])
+    words.neural_counts.cache_clear()
+    monkeypatch.setattr(words, "neural_counts", words.neural_counts.__wrapped__)

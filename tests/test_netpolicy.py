@@ -15,7 +15,7 @@ from sly_scout_env.netfile import CheckpointError
 from sly_scout_env.netpolicy import NO_NETS, compiled_policies, obs_size, pack, parse_name, work_size
 from sly_scout_env.simulation import simulate
 
-from .nets import assert_same_moves
+from .nets import assert_same_moves, hide_shipped
 
 SHIPPED = shipped()
 TWO = min(2, numba.config.NUMBA_NUM_THREADS)
@@ -181,7 +181,7 @@ def test_neural_beats_greedy_in_kernel_at_sly_two_players():
     assert share.mean() - half > 0.6, (share.mean(), half)
 
 
-def test_fast_learner_takes_neural_opponents():
+def test_fast_learner_takes_neural_opponents(monkeypatch):
     from sly_scout_env.learner import SingleLearnerBatch
 
     batch = SingleLearnerBatch("scout", 8, opponents="neural", learner_seat="rotate", num_players=4, seed=1)
@@ -194,6 +194,7 @@ def test_fast_learner_takes_neural_opponents():
         batch.step(batch.check_actions([rng.choice(np.flatnonzero(m)) for m in batch.masks]))
         done += int(batch.dones.sum())
     assert done > 0
+    hide_shipped(monkeypatch, "sly", 4)  # a count without a network
     with pytest.raises(CheckpointError, match="player counts with one: 2, 3"):
         SingleLearnerBatch("sly", 4, opponents="neural", num_players=4)
 
@@ -233,7 +234,8 @@ def test_ismcts_with_neural_rollouts_plays_legal_full_games(game, players):
     assert bot.search.adapter._nets.shape[0] > 0  # the rollouts ran the network
 
 
-def test_ismcts_neural_rollout_at_a_count_without_a_checkpoint_is_refused():
+def test_ismcts_neural_rollout_at_a_count_without_a_checkpoint_is_refused(monkeypatch):
+    hide_shipped(monkeypatch, "sly", 4)
     bot = make("ismcts", game="sly", rollout="neural", iterations=5)
     with pytest.raises(CheckpointError, match="player counts with one: 2, 3"):
         bot.reset(0, game="sly", num_players=4, seat=0, options={})
@@ -247,7 +249,8 @@ def test_ismcts_neural_rollout_at_a_count_without_a_checkpoint_is_refused():
     ("sly", 2, ["neural:path=/no/such/file.npz", "random"], "no such checkpoint file"),
     ("sly", 2, ["psychic", "random"], "unknown compiled policy 'psychic'; allowed: random, greedy, neural"),
 ])
-def test_bad_names_and_checkpoints_are_refused(game, players, policies, match):
+def test_bad_names_and_checkpoints_are_refused(game, players, policies, match, monkeypatch):
+    hide_shipped(monkeypatch, "sly", 4)  # the first case: a count without a network
     with pytest.raises(ValueError, match=match):
         simulate(game, 10, players=players, policies=policies)
 
@@ -276,13 +279,14 @@ def test_one_network_per_distinct_file_and_pack_layout(tmp_path):
     assert parse_name(" neural:path=x.npz ", ("random", "neural")) == ("neural", {"path": "x.npz"})
 
 
-def test_cli_simulate_plays_neural(capsys):
+def test_cli_simulate_plays_neural(capsys, monkeypatch):
     from sly_scout_env.agents.ui.cli import main
 
     assert main(["simulate", "sly", "--players", "2", "--games", "200", "--policies", "neural,greedy",
                  "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "neural,greedy" in out
+    hide_shipped(monkeypatch, "sly", 4)
     assert main(["simulate", "sly", "--players", "4", "--games", "10", "--policies", "neural,greedy,greedy,greedy",
                  "--no-progress"]) == 2
     assert "player counts with one: 2, 3" in capsys.readouterr().err

@@ -10,6 +10,7 @@ from sly_scout_env.agents.bots.neural import CheckpointError
 from sly_scout_env.games import get_game
 
 from ..games import bot_info, play_bots
+from ..nets import hide_shipped
 
 SHIPPED = (("sly", 2), ("sly", 3), ("scout", 2), ("scout", 4), ("scout", 5))
 
@@ -112,7 +113,7 @@ def test_the_prior_steers_the_visits_to_the_networks_move(game, players):
         assert len(tried) >= min(3, len(root.guide)) and max(tried) < 12  # no concentration without the prior
 
 
-def test_a_checkpoint_of_another_table_is_refused():
+def test_a_checkpoint_of_another_table_is_refused(monkeypatch):
     scout2 = str(get_game("scout").checkpoint_file("scout_2p.npz"))
     sly2 = str(get_game("sly").checkpoint_file("sly_2p.npz"))
     bot = make("ismcts", game="sly", guide="neural", guide_path=scout2)
@@ -121,6 +122,7 @@ def test_a_checkpoint_of_another_table_is_refused():
     bot = make("ismcts", game="sly", guide="neural", guide_path=sly2)
     with pytest.raises(CheckpointError, match="trained on sly with 2 players; this table is sly with 3 players"):
         bot.reset(0, game="sly", num_players=3, seat=0, options={})
+    hide_shipped(monkeypatch, "sly", 4)  # a count without a network
     bot = make("ismcts", game="sly", guide="neural")
     with pytest.raises(CheckpointError, match="player counts with one: 2, 3"):
         bot.reset(0, game="sly", num_players=4, seat=0, options={})

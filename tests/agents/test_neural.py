@@ -24,7 +24,7 @@ from sly_scout_env.agents.bots.neural import (
     table_sizes,
 )
 from sly_scout_env.agents.evaluation.arena import run_arena
-from sly_scout_env.games import get_game
+from sly_scout_env.games import all_games, get_game
 
 
 def _random_policy(game, players, options=None, hidden=(16,), seed=0, prior=None):
@@ -205,11 +205,13 @@ def _option_grid(spec, players, trained):
 
 SHIPPED = shipped()
 # What the package ships (docs/training.md, "Shipped checkpoints"); the tests below run on every one.
-SHIPPED_TABLES = {("scout", 2), ("scout", 3), ("scout", 4), ("scout", 5), ("sly", 2), ("sly", 3)}
+# Every game and player count of the registry.
+SHIPPED_TABLES = {("scout", 2), ("scout", 3), ("scout", 4), ("scout", 5), ("sly", 2), ("sly", 3), ("sly", 4)}
 
 
 def test_the_package_ships_its_checkpoints():
     assert {(p.game, p.players) for p in SHIPPED} == SHIPPED_TABLES
+    assert SHIPPED_TABLES == {(spec.name, n) for spec in all_games() for n in spec.player_counts}
 
 
 @pytest.mark.parametrize("policy", SHIPPED, ids=lambda p: os.path.basename(p.source))

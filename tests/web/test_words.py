@@ -14,6 +14,8 @@ from sly_scout_env.agents.ui.web.session import BadInput, WebGame, check_bot
 from sly_scout_env.agents.ui.web.words import for_people, levels, plural, seat_name
 from sly_scout_env.games import GAMES, get_game
 
+from ..nets import hide_shipped
+
 
 def expected_numbers(game: str, move: dict) -> list[str]:
     if game == "sly":
@@ -85,9 +87,12 @@ def test_setup_words_levels_and_descriptions(game):
         check_bot(lv["spec"], game, "bots[0]", {})
 
 
-def test_neural_only_where_a_network_is_shipped():
+def test_neural_only_where_a_network_is_shipped(monkeypatch):
     g = WebGame.new("n", "scout", 2, 0, get_game("scout").default_options(), ["neural"], 1)
     assert g.snapshot["seating"][1]["name"] == "Neural (seat 2)"
+    assert levels("sly")[1]["players"] == [2, 3, 4]  # Medium (the network) for every count
+    hide_shipped(monkeypatch, "sly", 4)  # a count without a network: not offered, refused
+    assert levels("sly")[1]["players"] == [2, 3] and levels("sly")[2]["players"] == [2, 3, 4]
     with pytest.raises(BadInput) as exc:
         WebGame.new("n", "sly", 4, 0, get_game("sly").default_options(), ["neural", "greedy", "greedy"], 1)
     assert exc.value.field == "bots" and "no shipped checkpoint" in str(exc.value)
