@@ -41,6 +41,16 @@ Same semantics as ``SingleAgentEnv``:
   names given to the other seats in seat order (as ``SingleAgentEnv``): ``random``,
   ``greedy``, ``neural`` (the network shipped for the table) or ``neural:path=FILE``
   (``sly_scout_env.netpolicy``).
+- ``action_features=True`` (only for a game whose registry entry has a ``features`` role,
+  ``GameSpec.optional_module("features")``; else ValueError naming the games that have
+  one): the observation is a ``gymnasium.spaces.Dict``, ``{"observation": (num_envs, D)
+  float32 as above, "action_features": (num_envs, A, F) float32}``, where row ``a`` of
+  env ``i`` is the game's feature row (``features.action_features``, ``F =
+  FEATURE_SIZE``) of action ``a`` for the learner's observation, for every legal ``a``,
+  and zeros for the illegal ids. The rows are written by one compiled loop over the envs
+  into a preallocated buffer (the returned arrays are copies). ``infos[i]["terminal_observation"]``
+  is then the same Dict, with zero rows (a finished game has no legal action). What
+  scores these rows: ``sly_scout_env.agents.training.scorer_policy.ActionScorerPolicy``.
 
 Determinism: ``reset()`` after ``seed(s)`` (or the first ``reset()`` with the
 constructor's ``seed=s``) deals row ``i`` from ``_rng.stream_words(s, i, 1)``, the
@@ -59,6 +69,7 @@ not import it. The engine, :class:`sly_scout_env.learner.SingleLearnerBatch`, ne
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 try:
     from gymnasium import spaces
@@ -69,29 +80,99 @@ except ImportError as exc:  # pragma: no cover - exercised by a subprocess test
         "pip install 'sly-scout-env[train]'"
     ) from exc
 
+from .games import all_games, get_game
 from .learner import SingleLearnerBatch
 
-__all__ = ["SingleAgentVecEnv"]
+__all__ = ["SingleAgentVecEnv", "feature_games"]
+
+
+def feature_games() -> list[str]:
+    """The games whose registry entry has a ``features`` role (per-action feature rows)."""
+    return [g.name for g in all_games() if g.optional_module("features") is not None]
+
+
+@njit(cache=True)
+def _feature_rows(kernel, obs, masks, num_players, work, values, legal, rows, out):
+    """Row ``a`` of ``out[i]``: ``kernel``'s features of action ``a`` for ``obs[i]`` when ``masks[i, a]``, else 0.
+
+    ``kernel``: the game's compiled ``features.action_features``; ``work``, ``values``,
+    ``legal`` and ``rows`` are its scratch (one env at a time).
+    """
+    n_env, num_actions = masks.shape
+    for i in range(n_env):
+        out[i] = 0.0
+        n = 0
+        for a in range(num_actions):
+            if masks[i, a] != 0:
+                legal[n] = a
+                n += 1
+        if n == 0:
+            continue
+        kernel(obs[i], legal, n, num_players, work, values, rows)
+        for k in range(n):
+            out[i, legal[k]] = rows[k]
 
 
 class SingleAgentVecEnv(VecEnv):
     """One learner seat per game, compiled opponents, ``num_envs`` games; see the module docstring.
 
     ``SingleAgentVecEnv(game, num_envs, opponents="greedy", learner_seat=0, reward="score",
-    max_steps=None, seed=None, **options)``; ``options`` are the game options
-    (``num_players``, Scout's ``rounds`` ..., Sly's ``hen_houses`` ...).
+    max_steps=None, seed=None, action_features=False, **options)``; ``options`` are the game
+    options (``num_players``, Scout's ``rounds`` ..., Sly's ``hen_houses`` ...);
+    ``action_features=True``: Dict observations with every legal action's feature row
+    (module docstring).
     """
 
     def __init__(self, game: str, num_envs: int, opponents="greedy", learner_seat=0, reward: str = "score",
-                 max_steps: int | None = None, seed: int | None = None, **options):
+                 max_steps: int | None = None, seed: int | None = None, action_features: bool = False, **options):
+        if not isinstance(action_features, (bool, np.bool_)):
+            raise ValueError(f"action_features={action_features!r} is not allowed; give True or False")
+        features = None
+        if action_features:
+            features = get_game(game).optional_module("features")
+            if features is None:
+                have = ", ".join(feature_games()) or "none"
+                raise ValueError(f"action_features=True needs per-action features (the registry's 'features' role), "
+                                 f"and {game} has none; games with them: {have}")
         self._engine = e = SingleLearnerBatch(game, num_envs, opponents, learner_seat, reward, max_steps, seed,
                                               caller="SingleAgentVecEnv", **options)
         self.game = e.game
         self.num_players = e.num_players
         self.render_mode = None
         self._actions = None
+        self.action_features = bool(action_features)
         observation_space = spaces.Box(low=-1e4, high=1e4, shape=(e.observation_size,), dtype=np.float32)
+        if features is not None:
+            self._features = features
+            self.feature_size = F = int(features.FEATURE_SIZE)
+            self.feature_names = tuple(features.FEATURE_NAMES)
+            A = e.num_actions
+            # Preallocated: the rows of every env, and the kernel's scratch (one env at a time).
+            self._rows = np.zeros((e.num_envs, A, F), dtype=np.float32)
+            self._work = features.make_work()
+            self._values = np.zeros(A, dtype=np.int64)
+            self._legal = np.zeros(A, dtype=np.int64)
+            self._scratch_rows = np.zeros((A, F), dtype=np.float32)
+            observation_space = spaces.Dict({
+                "observation": observation_space,
+                "action_features": spaces.Box(low=-1e4, high=1e4, shape=(A, F), dtype=np.float32),
+            })
         super().__init__(e.num_envs, observation_space, spaces.Discrete(e.num_actions))
+
+    def _observation(self, obs: np.ndarray):
+        """What SB3 gets: ``obs`` (a copy of the learner observations), or with ``action_features`` the Dict."""
+        if not self.action_features:
+            return obs
+        e = self._engine
+        _feature_rows(self._features.action_features, e.obs, e.masks, e.num_players, self._work, self._values,
+                      self._legal, self._scratch_rows, self._rows)
+        return {"observation": obs, "action_features": self._rows.copy()}
+
+    def _terminal_observation(self, i: int):
+        obs = self._engine.term_obs[i].copy()
+        if not self.action_features:
+            return obs
+        return {"observation": obs, "action_features": np.zeros(self._rows.shape[1:], dtype=np.float32)}
 
     # -- SB3 VecEnv API ----------------------------------------------------------------
     def reset(self):
@@ -99,7 +180,7 @@ class SingleAgentVecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [{} for _ in range(self.num_envs)]
-        return obs
+        return self._observation(obs)
 
     def seed(self, seed: int | None = None):
         """Seed the next ``reset()``: row ``i`` gets ``stream_words(seed, i, 1)`` (None: OS entropy)."""
@@ -120,13 +201,13 @@ class SingleAgentVecEnv(VecEnv):
         infos = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(e.dones):
             infos[i] = {
-                "terminal_observation": e.term_obs[i].copy(),
+                "terminal_observation": self._terminal_observation(i),
                 "TimeLimit.truncated": bool(e.truncs[i]),
                 "scores": e.final_scores[i].copy(),
                 # The seat of the game that ended (the returned observation is the next game's).
                 "learner_seat": e.ended_learner_seat(i),
             }
-        return e.obs.copy(), e.rewards.copy(), e.dones.copy(), infos
+        return self._observation(e.obs.copy()), e.rewards.copy(), e.dones.copy(), infos
 
     def close(self) -> None:
         pass

@@ -56,6 +56,12 @@ With ``autoreset``, a finished game restarts with a seed word drawn from its own
 generator, so the games of a row depend only on its first seed (not on the batch size,
 the row or ``numba.set_num_threads``).
 
+State rows: the games live in one 2-D array, narrow (``int16``) where the game's values
+fit, which keeps large batches in cache (``docs/architecture.md``, "The vector env's rows";
+a batch is widened to ``int64`` by itself before a score could outgrow ``int16``).
+``state_row(i)`` gives game ``i`` as the engine's ``int64`` row, the one a single-game
+env holds; ``row_dtype`` says which kind the batch uses.
+
 Buffers: with ``copy=False`` the returned arrays are the env's own buffers, rewritten in
 place by the next ``step``: no copies at all (the fastest; wrap them once with
 ``torch.from_numpy`` and the tensors follow every step). ``copy=True`` (the default, as

@@ -126,7 +126,7 @@ def test_narrow_rows_are_int16_where_every_value_fits():
     assert np.dtype(K.NARROW).itemsize * WORD_SLOTS == 8  # the generator word whole, in limbs
 
 
-@pytest.mark.parametrize("n", [7, 2 * K.TILE + 5])  # one thread, and tiles on every thread
+@pytest.mark.parametrize("n", [7, scout_batch.SERIAL_BELOW + K.TILE + 5])  # one thread; tiles on every thread
 @pytest.mark.parametrize("players", [2, 5])
 def test_narrow_and_int64_rows_play_the_same_games(n, players):
     options = dict(num_players=players)
@@ -145,6 +145,31 @@ def test_narrow_and_int64_rows_play_the_same_games(n, players):
         np.testing.assert_array_equal(K.widen_rows(narrow.states, scout_batch.R.RNG), wide.states, err_msg=where)
         for name in ("obs", "masks", "seats", "rewards", "terms"):
             np.testing.assert_array_equal(getattr(narrow, name), getattr(wide, name), err_msg=f"{where}: {name}")
+
+
+def test_a_batch_large_enough_to_prefetch_plays_the_games_of_a_small_one():
+    # Past kernels.PREFETCH_ABOVE bytes of rows, observations and masks the step prefetches
+    # coming games; the games (rows, observations, masks, rewards) are those of 3 rows alone.
+    from sly_scout_env.vector import ScoutVectorEnv
+
+    small = ScoutVectorEnv(3, num_players=5)
+    row_bytes = small._states[0].nbytes + small.observation_size * 4 + small.num_actions
+    n = K.PREFETCH_ABOVE // row_bytes + K.TILE
+    big = ScoutVectorEnv(n, num_players=5, copy=False)
+    assert big._states.nbytes + big._obs.nbytes + big._masks.nbytes > K.PREFETCH_ABOVE
+    o_small, _ = small.reset(seed=8)
+    o_big, _ = big.reset(seed=8)
+    rng = np.random.default_rng(1)
+    for t in range(60):
+        keys = rng.integers(0, 2**62, n)
+        a_big = _pick(o_big["action_mask"], keys)
+        a_small = a_big[:3].copy()
+        out_small, out_big = small.step(a_small), big.step(a_big)
+        o_small, o_big = out_small[0], out_big[0]
+        for k in ("observation", "action_mask"):
+            np.testing.assert_array_equal(o_small[k], o_big[k][:3], err_msg=f"step {t}: {k}")
+        np.testing.assert_array_equal(out_small[1], out_big[1][:3], err_msg=f"step {t}: rewards")
+        np.testing.assert_array_equal(small._states, big._states[:3], err_msg=f"step {t}: rows")
 
 
 def test_a_vector_env_widens_its_rows_before_a_score_could_overflow():

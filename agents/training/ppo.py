@@ -175,6 +175,13 @@ class TrainConfig:
     # PPO learns corrections to it. Needs fast=True; the policy exports to the neural format only.
     prior: str | None = None
     prior_weight: float = 4.0
+    # The policy: None (or "mlp"), SB3's MlpPolicy over the observation; "scorer", the action scorer of
+    # agents/training/scorer_policy.py (logit of each legal action = an MLP of its feature row; needs fast=True
+    # and a game with a features role). init_from: an action-scorer .npz the scorer starts from (its hidden
+    # sizes are then the scorer's; net_arch stays the value network's). Both None by default, so configs and
+    # resume checkpoints of earlier runs read the same.
+    policy: str | None = None
+    init_from: str | None = None
 
     def check(self) -> TrainConfig:
         game = get_game(self.game)
@@ -208,6 +215,7 @@ class TrainConfig:
                 raise ValueError(f"prior bot {self.prior!r} does not play {self.game}")
             if not (isinstance(self.prior_weight, (int, float)) and 0 < self.prior_weight < 100):
                 raise ValueError(f"prior_weight={self.prior_weight!r} is not allowed; give a number in (0, 100)")
+        self._check_policy()
         if self.warm_start is not None:
             name, _ = parse_spec(self.warm_start)
             if self.game not in registration(name).games:
@@ -231,6 +239,45 @@ class TrainConfig:
         if self.vec_env != "dummy":
             raise ValueError(f"fast=True (--fast) runs all n_envs games in one process; vec_env={self.vec_env!r} "
                              "does not apply (leave it 'dummy')")
+
+    @property
+    def scorer(self) -> bool:
+        """Whether the run trains the action scorer (``policy="scorer"``)."""
+        return self.policy == "scorer"
+
+    def _check_policy(self) -> None:
+        check_choice("policy", self.policy, (None, "mlp", "scorer"))
+        if not self.scorer:
+            if self.init_from is not None:
+                raise ValueError(f"init_from={self.init_from!r} starts the action scorer from a checkpoint: it needs "
+                                 "policy='scorer' (--policy scorer)")
+            return
+        from sly_scout_env.sb3_vec import feature_games
+
+        if get_game(self.game).optional_module("features") is None:
+            raise ValueError(f"policy='scorer' scores each legal move from the game's per-action features, and "
+                             f"{self.game} has none; games with them: {', '.join(feature_games()) or 'none'}")
+        if not self.fast:
+            raise ValueError("policy='scorer' reads the per-action features of the fast engine: give fast=True "
+                             "(--fast, with --self-play 0 and one compiled opponent policy)")
+        for name in ("prior", "warm_start"):
+            if getattr(self, name) is not None:
+                raise ValueError(f"policy='scorer' does not combine with {name}={getattr(self, name)!r} (it is made "
+                                 "for the MLP over the observation); start the scorer from a network with init_from")
+        if self.init_from is not None:
+            from sly_scout_env import netfile
+
+            ckpt = netfile.load(self.init_from)  # CheckpointError (a ValueError) naming the problem
+            size = netfile.table_sizes(self.game, self.players, json.dumps(
+                {k: v for k, v in self.options.items() if k in get_game(self.game).option_names}, sort_keys=True,
+                default=str))[0]
+            if not ckpt.scores_actions:
+                raise ValueError(f"init_from={self.init_from!r} reads the observation (inputs {ckpt.inputs!r}); the "
+                                 "scorer starts only from an action scorer (inputs 'action_features')")
+            if (ckpt.game, ckpt.players, ckpt.observation_size) != (self.game, self.players, size):
+                raise ValueError(f"init_from={self.init_from!r} is for {ckpt.game} with {ckpt.players} players "
+                                 f"(observation size {ckpt.observation_size}); this run is {self.game} with "
+                                 f"{self.players} players (observation size {size})")
 
     def resolved_eval_opponents(self) -> list:
         if self.eval_opponents is not None:
@@ -303,7 +350,8 @@ def make_callback(cfg: TrainConfig, model_meta: dict, log, resume: dict | None =
     from stable_baselines3.common.callbacks import BaseCallback
 
     from sly_scout_env.agents.bots.ppo import FrozenPolicy
-    from sly_scout_env.agents.training.export_neural import export_model
+
+    export_model = _exporter(cfg)
 
     class SelfPlayCallback(BaseCallback):
         """Snapshots into the pool, CSV logs, periodic checkpoints and arena evaluations."""
@@ -379,7 +427,7 @@ def make_callback(cfg: TrainConfig, model_meta: dict, log, resume: dict | None =
             self.model.sly_scout_meta = dict(model_meta, timesteps=int(self.num_timesteps))
             path = path or os.path.join(cfg.out, "checkpoints", f"{tag}.zip")
             self.model.save(path)
-            if cfg.prior:  # the ppo bot cannot add the prior's move: play the exported neural checkpoint
+            if cfg.prior or cfg.scorer:  # the ppo bot plays neither: play the exported neural checkpoint
                 path = export_model(self.model, path[: -len(".zip")] + ".npz", game=cfg.game, players=cfg.players,
                                     options=cfg.options, trained={"timesteps": int(self.num_timesteps)}).source
             rows = evaluate(path, cfg)
@@ -606,8 +654,9 @@ def _build_venv(cfg: TrainConfig):
     if cfg.fast:
         from sly_scout_env.sb3_vec import SingleAgentVecEnv
 
+        extra = {"action_features": True} if cfg.scorer else {}  # default runs: the constructor call as before
         venv = SingleAgentVecEnv(cfg.game, cfg.n_envs, opponents=cfg.opponents[0], learner_seat="rotate",
-                                 reward=cfg.reward, seed=cfg.seed, num_players=cfg.players, **cfg.options)
+                                 reward=cfg.reward, seed=cfg.seed, num_players=cfg.players, **extra, **cfg.options)
     else:
         factories = [_env_factory(cfg, _new_opponents(cfg, [])) for _ in range(cfg.n_envs)]
         if cfg.vec_env == "subproc":
@@ -622,7 +671,24 @@ def _build_venv(cfg: TrainConfig):
         venv = PriorHintVecEnv(venv, cfg.prior, cfg.game, cfg.players, cfg.options, cfg.seed)
         policy = PriorPolicy
         policy_kwargs.update(observation_size=size, prior=cfg.prior, prior_weight=cfg.prior_weight)
+    if cfg.scorer:
+        from sly_scout_env.agents.training.scorer_policy import ActionScorerPolicy
+
+        policy = ActionScorerPolicy  # net_arch: the value network; the scorer's: init_from's, else net_arch
+        policy_kwargs.update(scorer_arch=None if cfg.init_from else list(cfg.net_arch), init_from=cfg.init_from,
+                             feature_names=list(venv.feature_names))
     return VecMonitor(venv), policy, policy_kwargs
+
+
+def _exporter(cfg: TrainConfig):
+    """The function writing the run's policy as a ``neural`` .npz (``export_neural.export_model``'s signature)."""
+    if cfg.scorer:
+        from sly_scout_env.agents.training.scorer_policy import export_scorer
+
+        return export_scorer
+    from sly_scout_env.agents.training.export_neural import export_model
+
+    return export_model
 
 
 def build_model(cfg: TrainConfig):
@@ -678,8 +744,9 @@ def train(cfg: TrainConfig, log=print) -> dict:
     """
     cfg.check()
     from sly_scout_env.agents.bots import ppo  # noqa: F401  (registers "ppo" for the evaluations)
-    from sly_scout_env.agents.training.export_neural import export_model
     from sly_scout_env.agents.training.warm_start import pretrain
+
+    export_model = _exporter(cfg)
 
     os.makedirs(cfg.out, exist_ok=True)
     resume = read_resume(cfg)

@@ -272,6 +272,13 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
                         "needs --fast (see docs/training.md)")
     p.add_argument("--prior-weight", type=float, default=d.prior_weight, metavar="W",
                    help=f"weight of the prior's move in the logits (default {d.prior_weight})")
+    p.add_argument("--policy", choices=("mlp", "scorer"), default="mlp",
+                   help="mlp: an MLP over the observation (default); scorer: one MLP scores each legal move from its "
+                        "per-action features (games with a features module; needs --fast; plays as neural:path="
+                        "OUT/final.npz; see docs/training.md)")
+    p.add_argument("--init-from", default=d.init_from, metavar="PATH",
+                   help="--policy scorer: start the scorer from this action-scorer .npz (e.g. a shipped "
+                        "sly_scout_env/scout/checkpoints/scout_2p.npz; its hidden sizes are kept)")
     _add_common(p)
     add_rllib_arguments(p)
     return p
@@ -288,7 +295,8 @@ def config_from_args(args):
         n_envs=args.n_envs, vec_env=args.vec_env, fast=args.fast, n_steps=args.n_steps, batch_size=args.batch_size,
         learning_rate=args.learning_rate, net_arch=list(args.net_arch), warm_start=args.warm_start,
         warm_start_samples=args.warm_start_samples, warm_start_epochs=args.warm_start_epochs, prior=args.prior,
-        prior_weight=args.prior_weight,
+        prior_weight=args.prior_weight, policy=None if args.policy == "mlp" else args.policy,
+        init_from=args.init_from,
     )
 
 
@@ -312,7 +320,9 @@ def run_train(args, log=print) -> dict:
     except ResumeError as exc:  # --out holds a run with other settings
         raise SystemExit(f"sly-scout train: {exc}") from None
     log(f"final policy: {result['final']}")
-    log(f"  arena: sly-scout arena {cfg.game} --players {cfg.players} --agents ppo:path={result['final']},random "
+    final = result["final"]
+    bot = f"neural:path={final[: -len('.zip')]}.npz" if cfg.scorer else f"ppo:path={final}"  # scorer: final.npz
+    log(f"  arena: sly-scout arena {cfg.game} --players {cfg.players} --agents {bot},random "
         f"--games 1000" + "".join(f" --option {k}={v}" for k, v in cfg.options.items()))
     return result
 
@@ -327,6 +337,9 @@ def _run_train_rllib(args, log=print) -> dict:
     except ImportError:
         raise SystemExit(f"sly-scout train --backend rllib: {EXTRA_HINT}") from None
     try:
+        if args.policy != "mlp" or args.init_from is not None:
+            raise ValueError("--policy scorer and --init-from are SB3 options (sly_scout_env.agents.training."
+                             "scorer_policy); leave them out with --backend rllib")
         cfg = config_from_args(args).check()
         if args.fast or args.vec_env != "dummy":
             raise ValueError("--fast and --vec-env are SB3 options; RLlib samples with --num-env-runners")
