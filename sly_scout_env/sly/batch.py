@@ -235,6 +235,7 @@ def _step_parallel(states, scratch, opts, actions, autoreset, win, max_steps, ep
                    rewards, terms, truncs, final_obs, final_scores, has_final, errors):
     n = states.shape[0]
     near = 0
+    narrow = states.itemsize < 8  # only narrow rows can outgrow their type
     ahead = K.prefetch_ahead(states, obs, masks)
     for t in prange(K.tile_count(n)):
         for i in range(t * K.TILE, min(n, (t + 1) * K.TILE)):
@@ -245,7 +246,7 @@ def _step_parallel(states, scratch, opts, actions, autoreset, win, max_steps, ep
                 K.prefetch_row(masks, j)
             _step_row(states, scratch[t], opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
                       rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
-            if K.near_limit(states[i], R.GROWING):
+            if narrow and K.near_limit(states[i], R.GROWING):
                 near += 1
     return near
 
@@ -254,10 +255,11 @@ def _step_parallel(states, scratch, opts, actions, autoreset, win, max_steps, ep
 def _step_serial(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
                  rewards, terms, truncs, final_obs, final_scores, has_final, errors):
     near = 0
+    narrow = states.itemsize < 8  # only narrow rows can outgrow their type
     for i in range(states.shape[0]):
         _step_row(states, scratch[0], opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
                   rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
-        if K.near_limit(states[i], R.GROWING):
+        if narrow and K.near_limit(states[i], R.GROWING):
             near += 1
     return near
 
