@@ -15,6 +15,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from ._rng import WORD_SLOTS
+
 # Actions a game may take before it is stopped: Sly's Fox-only Reveals could repeat for
 # ever in principle, so every compiled loop (simulate, the learner's opponents) is capped.
 STEP_CAP = 100_000
@@ -119,13 +121,15 @@ def widen_rows(states: np.ndarray, rng: int) -> np.ndarray:
     """Int64 engine rows of ``states`` (narrow or not): the generator word whole at ``rng``."""
     if states.dtype == np.int64:
         return states.copy()
+    if states.dtype != NARROW:
+        raise TypeError(f"rows of {states.dtype} are neither the engine's (int64) nor narrow ({np.dtype(NARROW)})")
     wide = states.astype(np.int64)
-    limbs = np.ascontiguousarray(states[:, rng:rng + 4]).view(np.uint16).astype(np.uint64)
+    limbs = np.ascontiguousarray(states[:, rng:rng + WORD_SLOTS]).view(np.uint16).astype(np.uint64)
     word = np.zeros(len(states), dtype=np.uint64)
-    for k in range(4):
+    for k in range(WORD_SLOTS):  # the lowest limb first (_rng.word_load)
         word |= limbs[:, k] << np.uint64(16 * k)
     wide[:, rng] = word.view(np.int64)
-    wide[:, rng + 1:rng + 4] = 0
+    wide[:, rng + 1:rng + WORD_SLOTS] = 0
     return wide
 
 # -- one learner seat per game (sly_scout_env.learner) -------------------------------------

@@ -213,3 +213,10 @@ def test_scout_observation_size_is_the_end_of_its_named_slices():
 
     for p in (2, 3, 4, 5):
         assert observation_size(p) == observation_slices(p)["known_cards"].stop
+
+
+def test_widen_rows_names_a_row_type_it_does_not_know():
+    with pytest.raises(TypeError, match="rows of int32 are neither the engine's"):
+        K.widen_rows(np.zeros((1, 8), np.int32), 0)
+    wide = np.arange(8, dtype=np.int64).reshape(1, 8)
+    assert K.widen_rows(wide, 0) is not wide and (K.widen_rows(wide, 0) == wide).all()
