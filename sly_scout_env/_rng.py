@@ -78,13 +78,22 @@ def stream_words(seed: int | None, start: int, count: int) -> np.ndarray:
 
 
 def word_load(state, off):
-    """The generator word at ``state[off]`` as a uint64 (compiled code only; see the module docstring)."""
-    raise NotImplementedError("word_load runs in compiled code only")
+    """The generator word at ``state[off]`` as a uint64 (see the module docstring).
+
+    In Python as in compiled code (where the ``overload`` below stands in for it)."""
+    if state.dtype == np.int16:
+        return np.uint64(sum(int(np.uint16(state[off + k].view(np.uint16))) << (16 * k) for k in range(4)))
+    return np.int64(state[off]).view(np.uint64)
 
 
 def word_store(state, off, word):
-    """Store the 64-bit ``word`` as the generator at ``state[off]`` (compiled code only)."""
-    raise NotImplementedError("word_store runs in compiled code only")
+    """Store the 64-bit ``word`` as the generator at ``state[off]`` (in Python as in compiled code)."""
+    w = int(word) & (2**64 - 1)
+    if state.dtype == np.int16:
+        for k in range(4):
+            state[off + k] = np.uint16((w >> (16 * k)) & 0xFFFF).view(np.int16)
+    else:
+        state[off] = np.uint64(w).view(np.int64)
 
 
 def _limbs(state):
@@ -95,11 +104,10 @@ def _limbs(state):
 @overload(word_load, inline="always")
 def _word_load(state, off):
     if _limbs(state):
-        def load(state, off):
-            w = np.uint64(0)
-            for k in range(4):
-                w |= np.uint64(np.uint16(state[off + k])) << np.uint64(16 * k)
-            return w
+        def load(state, off):  # written out: a loop here trips an inlining warning of Numba's
+            return (np.uint64(np.uint16(state[off])) | (np.uint64(np.uint16(state[off + 1])) << np.uint64(16))
+                    | (np.uint64(np.uint16(state[off + 2])) << np.uint64(32))
+                    | (np.uint64(np.uint16(state[off + 3])) << np.uint64(48)))
         return load
     return lambda state, off: np.uint64(state[off])
 
@@ -109,8 +117,11 @@ def _word_store(state, off, word):
     if _limbs(state):
         def store(state, off, word):
             w = np.uint64(word)
-            for k in range(4):
-                state[off + k] = np.int16(np.uint16((w >> np.uint64(16 * k)) & np.uint64(0xFFFF)))
+            m = np.uint64(0xFFFF)
+            state[off] = np.int16(np.uint16(w & m))
+            state[off + 1] = np.int16(np.uint16((w >> np.uint64(16)) & m))
+            state[off + 2] = np.int16(np.uint16((w >> np.uint64(32)) & m))
+            state[off + 3] = np.int16(np.uint16((w >> np.uint64(48)) & m))
         return store
 
     def store(state, off, word):

@@ -116,6 +116,21 @@ def test_a_narrow_row_holds_the_generator_word_in_limbs_and_draws_the_same_numbe
     assert not wide[2:].any() and narrow[0] == narrow[5] == 0
 
 
-def test_word_load_and_store_are_for_compiled_code_only():
-    with pytest.raises(NotImplementedError, match="compiled code"):
-        word_load(np.zeros(2, np.int64), 0)
+@pytest.mark.parametrize("dtype", [np.int64, np.int16])
+@pytest.mark.parametrize("word", [0, -1, 2**15, -(2**63), 0x5851F42D4C957F2D])
+def test_word_load_and_store_in_python_match_the_compiled_ones(dtype, word):
+    py, compiled = np.zeros(6, dtype=dtype), np.zeros(6, dtype=dtype)
+    word_store(py, 1, word)
+    _store_compiled(compiled, 1, np.int64(word))
+    np.testing.assert_array_equal(py, compiled)
+    assert int(word_load(py, 1)) == int(_load_compiled(compiled, 1)) == word % 2**64
+
+
+@njit
+def _store_compiled(state, off, word):
+    word_store(state, off, word)
+
+
+@njit
+def _load_compiled(state, off):
+    return word_load(state, off)

@@ -51,8 +51,13 @@ def export_model(model, path: str, *, game: str, players: int, options: dict | N
 
 
 def export_zip(zip_path: str, path: str, *, game: str | None = None, players: int | None = None,
-               options: dict | None = None, trained: dict | None = None) -> NeuralPolicy:
-    """Export a MaskablePPO zip; game, players and options default to those ``sly-scout train`` stored in it."""
+               options: dict | None = None, trained: dict | None = None, exporter=None) -> NeuralPolicy:
+    """Export a MaskablePPO zip; game, players and options default to those ``sly-scout train`` stored in it.
+
+    ``exporter``: what writes the model (default :func:`export_model`, an MLP policy; the
+    action scorer's is ``scorer_policy.export_scorer``), called as ``exporter(model, path,
+    game=, players=, options=, trained=)``.
+    """
     from sb3_contrib import MaskablePPO
 
     model = MaskablePPO.load(zip_path, device="cpu")
@@ -64,8 +69,8 @@ def export_zip(zip_path: str, path: str, *, game: str | None = None, players: in
                          "give --game and --players")
     options = stored.get("options", {}) if options is None else options
     info = {k: stored[k] for k in ("timesteps", "reward", "seed") if k in stored}
-    return export_model(model, path, game=game, players=players, options=options,
-                        trained=dict(info, source=zip_path, **(trained or {})))
+    return (exporter or export_model)(model, path, game=game, players=players, options=options,
+                                      trained=dict(info, source=zip_path, **(trained or {})))
 
 
 def main(argv=None) -> int:

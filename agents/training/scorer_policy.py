@@ -314,20 +314,11 @@ def export_scorer(model, path: str, *, game: str, players: int, options: dict | 
 def export_zip(zip_path: str, path: str, *, game: str | None = None, players: int | None = None,
                options: dict | None = None, trained: dict | None = None) -> netfile.NeuralPolicy:
     """Export a MaskablePPO zip of an :class:`ActionScorerPolicy`; game, players and options default to
-    those ``sly-scout train`` stored in it."""
-    from sb3_contrib import MaskablePPO
+    those ``sly-scout train`` stored in it (``export_neural.export_zip`` with :func:`export_scorer`)."""
+    from .export_neural import export_zip as export_any
 
-    model = MaskablePPO.load(zip_path, device="cpu")
-    stored = dict(getattr(model, "sly_scout_meta", None) or {})
-    game = game or stored.get("game")
-    players = players or stored.get("players")
-    if game is None or players is None:
-        raise ValueError(f"{zip_path} does not say which game and player count it was trained on: "
-                         "give --game and --players")
-    options = stored.get("options", {}) if options is None else options
-    info = {k: stored[k] for k in ("timesteps", "reward", "seed") if k in stored}
-    return export_scorer(model, path, game=game, players=players, options=options,
-                         trained=dict(info, source=zip_path, **(trained or {})))
+    return export_any(zip_path, path, game=game, players=players, options=options, trained=trained,
+                      exporter=export_scorer)
 
 
 def main(argv=None) -> int:
