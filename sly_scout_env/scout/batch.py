@@ -38,7 +38,7 @@ from . import policies as P
 from . import rules as R
 from .observation import encode_observation, observation_size
 
-SCRATCH_SIZE = P.CHOOSE_SCRATCH  # per-row int64 scratch: the rules' and the compiled policies'
+SCRATCH_SIZE = P.CHOOSE_SCRATCH  # a row of the int64 scratch (one per tile): the rules' and the compiled policies'
 SERIAL_BELOW = 256  # batches smaller than this run on one thread: a parallel launch costs more
 
 
