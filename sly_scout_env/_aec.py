@@ -218,6 +218,13 @@ class CardGameRawEnv(AECEnv):
             raise RuntimeError("call reset() or from_state_dict() before state_dict()")
         return self._k_state_dict()
 
+    def state_row(self) -> np.ndarray:
+        """A copy of the position as the engine's flat ``int64`` row (the search adapters' ``row``;
+        expert-iteration self-play reads the horizon outcomes from it)."""
+        if not self._has_reset:
+            raise RuntimeError("call reset() or from_state_dict() before state_row()")
+        return self._state.copy()
+
     def player_view(self, seat: int) -> dict:
         """The state dict as far as ``seat`` may know it (hidden cards removed); for bots."""
         from .views import player_view

@@ -42,6 +42,7 @@ import numpy as np
 from numba import njit, types
 
 from ._rng import rng_below, rng_next
+from .kernels import net_value
 
 # -- the game's parts: signatures ------------------------------------------------------------
 _I = types.int64
@@ -68,11 +69,15 @@ SIG_POLICY = _I(_IA, _I, _IA, _F32, _IA, _F32)
 SIG_ROLLOUT = _I(_IA, _I, _IA, _F32, _IA, _F32)
 # returns(row, out, iw, prm): the final value per seat (points) into out
 SIG_RETURNS = _I(_IA, _FA, _IA, _IA)
+# observe(row, seat, obs, prm) -> the observation size: seat's observation (as the env gives it) into obs
+SIG_OBSERVE = _I(_IA, _I, _F32, _IA)
+# logits(row, seat, legal, n, iw, obs, nets, k, out, prm): network k's logits of legal[:n] into out[:n]
+SIG_LOGITS = _I(_IA, _I, _IA, _I, _IA, _F32, _F32, _I, _FA, _IA)
 
 KERNEL_SIGNATURES = (SIG_MOVER, SIG_DETERMINIZE, SIG_SEED, SIG_EDGE_KEYS, SIG_APPLY, SIG_PRIOR, SIG_BEST,
-                     SIG_POLICY, SIG_ROLLOUT, SIG_RETURNS)
+                     SIG_POLICY, SIG_ROLLOUT, SIG_RETURNS, SIG_OBSERVE, SIG_LOGITS)
 KERNEL_NAMES = ("mover", "determinize", "seed", "edge_keys", "apply", "prior", "best_action", "policy_action",
-                "rollout", "returns")
+                "rollout", "returns", "observe", "logits")
 
 # -- configuration (cfg: int64, fcfg: float64) ------------------------------------------------
 C_PLAYERS = 0  # seats at the table
@@ -80,10 +85,15 @@ C_TOP_K = 1  # progressive widening at the observer's nodes: top_k (0 = off)
 C_OPPONENTS = 2  # OPP_*
 C_ROLLOUT = 3  # the compiled rollout policy's id (the game's policies)
 C_VALUE = 4  # VALUE_*
-C_SIZE = 5
+C_GUIDE = 5  # the guide's policy network in gnets (PUCT on its prior), -1: plain UCB
+C_CUTOFF = 6  # the guide's value network in gnets (ends a simulation at the new leaf), -1: roll out
+C_SIZE = 7
 F_C = 0  # UCB exploration constant
 F_SCORE_SCALE = 1  # points of margin that squash to tanh(1)
-F_SIZE = 2
+F_GUIDE_C = 2  # PUCT exploration constant
+F_NOISE = 3  # share of Dirichlet noise in the root's prior (self-play exploration; 0: none)
+F_NOISE_ALPHA = 4  # the Dirichlet concentration of that noise
+F_SIZE = 5
 OPP_TREE, OPP_HYBRID, OPP_POLICY = 0, 1, 2
 OPPONENT_CODES = {"tree": OPP_TREE, "hybrid": OPP_HYBRID, "policy": OPP_POLICY}
 VALUE_WIN, VALUE_SCORE, VALUE_MIXED = 0, 1, 2
@@ -188,6 +198,61 @@ def reward(ret, n, mode, scale, out):
 
 
 @njit(cache=True)
+def _uniform(rng):
+    """A float in (0, 1) from the search's generator word."""
+    return ((rng_next(rng, 0) >> np.int64(11)) & np.int64((1 << 53) - 1)) * (1.0 / (1 << 53)) + 0.5 / (1 << 53)
+
+
+@njit(cache=True)
+def _gamma(rng, alpha):
+    """A Gamma(alpha, 1) draw (Marsaglia and Tsang; boosted below alpha 1) from the search's word."""
+    boost = 1.0
+    if alpha < 1.0:
+        boost = _uniform(rng) ** (1.0 / alpha)
+        alpha += 1.0
+    d = alpha - 1.0 / 3.0
+    c = 1.0 / np.sqrt(9.0 * d)
+    while True:
+        z = np.sqrt(-2.0 * np.log(_uniform(rng))) * np.cos(2.0 * np.pi * _uniform(rng))
+        v = 1.0 + c * z
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = _uniform(rng)
+        if np.log(u) < 0.5 * z * z + d - d * v + d * np.log(v):
+            return boost * d * v
+
+
+@njit(cache=True)
+def _guide_priors(probs, n, m, gfirst, gnext, gslot, ep, root, rng, noise, alpha):
+    """The guide's softmax ``probs[:n]`` (logits in, probabilities out), summed per edge group,
+    into the prior of each group not yet set; at the root, mixed with Dirichlet noise."""
+    top = probs[0]
+    for i in range(1, n):
+        top = max(top, probs[i])
+    total = 0.0
+    for i in range(n):
+        probs[i] = np.exp(probs[i] - top)
+        total += probs[i]
+    noisy = root and noise > 0.0
+    ntotal = 0.0
+    if noisy:
+        for g in range(m):
+            probs[n + g] = _gamma(rng, alpha)
+            ntotal += probs[n + g]
+    for g in range(m):
+        if np.isnan(ep[gslot[g]]):
+            pg = 0.0
+            i = gfirst[g]
+            while i >= 0:
+                pg += probs[i] / total
+                i = gnext[i]
+            if noisy:
+                pg = (1.0 - noise) * pg + noise * probs[n + g] / ntotal
+            ep[gslot[g]] = pg
+
+
+@njit(cache=True)
 def _group(keys, n, ukeys, gfirst, gnext):
     """The distinct keys of ``keys[:n]`` in order of first appearance into ``ukeys``; returns their count.
 
@@ -221,16 +286,16 @@ def _group(keys, n, ukeys, gfirst, gnext):
     types.FunctionType(SIG_MOVER), types.FunctionType(SIG_DETERMINIZE), types.FunctionType(SIG_SEED),
     types.FunctionType(SIG_EDGE_KEYS), types.FunctionType(SIG_APPLY), types.FunctionType(SIG_PRIOR),
     types.FunctionType(SIG_BEST), types.FunctionType(SIG_POLICY), types.FunctionType(SIG_ROLLOUT),
-    types.FunctionType(SIG_RETURNS),
+    types.FunctionType(SIG_RETURNS), types.FunctionType(SIG_OBSERVE), types.FunctionType(SIG_LOGITS),
     _IA, _I, _I, _IA, _IA, _FA,  # root_row, observer, iterations, rng, cfg, fcfg
-    _IA, _IA, _FA, _F32, _F32, _IA, _IA,  # row, iw, fw, obs, nets, prng, prm
+    _IA, _IA, _FA, _F32, _F32, _IA, _IA, _F32, _F32,  # row, iw, fw, obs, nets, prng, prm, gobs, gnets
     # legal, keys, ukeys, gfirst, gnext, order, gslot, acts, path, pvals, ret, rew
     _IA, _IA, _IA, _IA, _IA, _IA, _IA, _IA, _IA, _FA, _FA, _FA,
     types.int64[:, ::1], types.float64[:, ::1], _IA, _IA, _FA, _IA,  # ti, tf, ek, ev, ep, meta
 ), cache=True)
 def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, best_fn, policy_fn, rollout_fn,
-        returns_fn, root_row, observer, iterations, rng, cfg, fcfg, row, iw, fw, obs, nets, prng, prm,
-        legal, keys, ukeys, gfirst, gnext, order, gslot, acts, path, pvals, ret, rew, ti, tf, ek, ev, ep, meta):
+        returns_fn, observe_fn, logits_fn, root_row, observer, iterations, rng, cfg, fcfg, row, iw, fw, obs, nets,
+        prng, prm, gobs, gnets, legal, keys, ukeys, gfirst, gnext, order, gslot, acts, path, pvals, ret, rew, ti, tf, ek, ev, ep, meta):
     """``iterations`` more iterations on the tree; returns (iterations done or an ERR_* code, and the
     tree arrays, which are new arrays when they had to grow)."""
     players = cfg[C_PLAYERS]
@@ -240,6 +305,9 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
     value = cfg[C_VALUE]
     c = fcfg[F_C]
     scale = fcfg[F_SCORE_SCALE]
+    guide = cfg[C_GUIDE]
+    cutoff = cfg[C_CUTOFF]
+    guide_c = fcfg[F_GUIDE_C]
     if meta[M_NODES] == 0:  # a fresh tree: the root
         ti[0, :] = 0
         tf[0, :] = 0.0
@@ -259,7 +327,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
             n = edge_keys_fn(row, observer, iw, legal, keys, prm)
             if n <= 0:
                 return ERR_ENGINE, ti, tf, ek, ev, ep
-            while meta[M_NODES] + 1 >= ti.shape[0]:  # a level adds at most one node
+            while meta[M_NODES] + n + 1 >= ti.shape[0]:  # a level adds at most one node (guided: one per edge)
                 ti, tf = _grow_nodes(ti, tf)
             while 2 * (meta[M_EDGES] + n) >= ek.shape[0]:  # and at most n edges: keep the table half free
                 ek, ev, ep = _grow_edges(ek, ev, ep)
@@ -299,65 +367,96 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
                     meta[M_EDGES] += 1
                 gslot[g] = s
                 order[g] = g
-            width = m
-            widen = top_k > 0 and mover == observer
-            if widen:
-                # progressive widening: the top_k + visits**0.25 edges the prior ranks best
-                missing = False
+            if guide >= 0:
+                # PUCT on the guide's prior (the Python search's _guided_edge): every available edge
+                # gets a child, whose availability grows by one; an unvisited one takes the parent's mean
                 for g in range(m):
                     if np.isnan(ep[gslot[g]]):
-                        missing = True
+                        logits_fn(row, mover, legal, n, iw, gobs, gnets, guide, pvals, prm)
+                        _guide_priors(pvals, n, m, gfirst, gnext, gslot, ep, node == 0, rng, fcfg[F_NOISE],
+                                      fcfg[F_NOISE_ALPHA])
                         break
-                if missing:
-                    prior_fn(row, observer, legal, n, rng, pvals, iw, fw, obs)
-                    for i in range(n):
-                        s = _slot(ek, _pack(node, keys[i]))
-                        if np.isnan(ep[s]):
-                            ep[s] = pvals[i]
-                # stable insertion sort of the groups by prior, best first
-                for g in range(1, m):
-                    x = order[g]
-                    px = ep[gslot[x]]
-                    j = g - 1
-                    while j >= 0 and ep[gslot[order[j]]] < px:
-                        order[j + 1] = order[j]
-                        j -= 1
-                    order[j + 1] = x
-                cap = top_k + int(ti[node, T_VISITS] ** 0.25)
-                if cap < width:
-                    width = cap
-            # 3. expand an untried edge, or follow the UCB edge
-            untried = 0
-            for j in range(width):
-                if ev[gslot[order[j]]] < 0:
-                    untried += 1
-            pick = -1
-            if untried > 0:
-                r = 0 if widen else rng_below(rng, 0, untried)  # widened: the prior's favourite
+                fpu = tf[node, mover] / ti[node, T_VISITS] if ti[node, T_VISITS] > 0 else 0.5
+                best = -np.inf
+                pick = -1
+                for g in range(m):
+                    s = gslot[g]
+                    if ev[s] < 0:
+                        ch = meta[M_NODES]
+                        meta[M_NODES] += 1
+                        ti[ch, :] = 0
+                        tf[ch, :] = 0.0
+                        ev[s] = ch
+                    ch = ev[s]
+                    ti[ch, T_AVAIL] += 1
+                    v = ti[ch, T_VISITS]
+                    q = tf[ch, mover] / v if v > 0 else fpu
+                    score = q + guide_c * ep[s] * np.sqrt(ti[ch, T_AVAIL]) / (1 + v)
+                    if score > best:
+                        best = score
+                        pick = g
+                child = ev[gslot[pick]]
+                expanded = ti[child, T_VISITS] == 0
+            else:
+                width = m
+                widen = top_k > 0 and mover == observer
+                if widen:
+                    # progressive widening: the top_k + visits**0.25 edges the prior ranks best
+                    missing = False
+                    for g in range(m):
+                        if np.isnan(ep[gslot[g]]):
+                            missing = True
+                            break
+                    if missing:
+                        prior_fn(row, observer, legal, n, rng, pvals, iw, fw, obs)
+                        for i in range(n):
+                            s = _slot(ek, _pack(node, keys[i]))
+                            if np.isnan(ep[s]):
+                                ep[s] = pvals[i]
+                    # stable insertion sort of the groups by prior, best first
+                    for g in range(1, m):
+                        x = order[g]
+                        px = ep[gslot[x]]
+                        j = g - 1
+                        while j >= 0 and ep[gslot[order[j]]] < px:
+                            order[j + 1] = order[j]
+                            j -= 1
+                        order[j + 1] = x
+                    cap = top_k + int(ti[node, T_VISITS] ** 0.25)
+                    if cap < width:
+                        width = cap
+                # 3. expand an untried edge, or follow the UCB edge
+                untried = 0
                 for j in range(width):
                     if ev[gslot[order[j]]] < 0:
-                        if r == 0:
+                        untried += 1
+                pick = -1
+                if untried > 0:
+                    r = 0 if widen else rng_below(rng, 0, untried)  # widened: the prior's favourite
+                    for j in range(width):
+                        if ev[gslot[order[j]]] < 0:
+                            if r == 0:
+                                pick = order[j]
+                                break
+                            r -= 1
+                    child = meta[M_NODES]
+                    meta[M_NODES] += 1
+                    ti[child, :] = 0
+                    tf[child, :] = 0.0
+                    ev[gslot[pick]] = child
+                    expanded = True
+                else:
+                    for j in range(width):
+                        ti[ev[gslot[order[j]]], T_AVAIL] += 1
+                    best = -1.0
+                    for j in range(width):
+                        ch = ev[gslot[order[j]]]
+                        v = ti[ch, T_VISITS]
+                        ucb = tf[ch, mover] / v + c * np.sqrt(np.log(ti[ch, T_AVAIL]) / v)
+                        if ucb > best:
+                            best = ucb
                             pick = order[j]
-                            break
-                        r -= 1
-                child = meta[M_NODES]
-                meta[M_NODES] += 1
-                ti[child, :] = 0
-                tf[child, :] = 0.0
-                ev[gslot[pick]] = child
-                expanded = True
-            else:
-                for j in range(width):
-                    ti[ev[gslot[order[j]]], T_AVAIL] += 1
-                best = -1.0
-                for j in range(width):
-                    ch = ev[gslot[order[j]]]
-                    v = ti[ch, T_VISITS]
-                    ucb = tf[ch, mover] / v + c * np.sqrt(np.log(ti[ch, T_AVAIL]) / v)
-                    if ucb > best:
-                        best = ucb
-                        pick = order[j]
-                child = ev[gslot[pick]]
+                    child = ev[gslot[pick]]
             # the move behind the edge: its only action, or the hidden detail
             i = gfirst[pick]
             count = 0
@@ -379,14 +478,19 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
             if expanded:
                 break
             mover = mover_fn(row)
-        if expanded:
+        if expanded and guide < 0:  # (guided: counted when the children were made)
             ti[path[depth - 1], T_AVAIL] += 1  # a new child was available when it was created
-        # 4. roll out and score
-        if mover_fn(row) >= 0:
-            if rollout_fn(row, policy, iw, obs, prng, nets) != 0:
-                return ERR_POLICY, ti, tf, ek, ev, ep
-        returns_fn(row, ret, iw, prm)
-        reward(ret, players, value, scale, rew)
+        # 4. score: the value network's estimate for every seat at the new leaf, or roll out
+        if cutoff >= 0 and mover_fn(row) >= 0:
+            for s in range(players):
+                observe_fn(row, s, gobs, prm)
+                rew[s] = net_value(gnets, cutoff, gobs)
+        else:
+            if mover_fn(row) >= 0:
+                if rollout_fn(row, policy, iw, obs, prng, nets) != 0:
+                    return ERR_POLICY, ti, tf, ek, ev, ep
+            returns_fn(row, ret, iw, prm)
+            reward(ret, players, value, scale, rew)
         # 5. back up
         for d in range(depth):
             nd = path[d]
@@ -469,7 +573,8 @@ class CompiledSearch:
     """
 
     def __init__(self, adapter, kernels, *, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="mixed",
-                 score_scale=5.0, top_k=None, opponents="hybrid"):
+                 score_scale=5.0, top_k=None, opponents="hybrid", guide=None, guide_c=8.0, guide_prior=True,
+                 guide_value=False, noise=0.0, noise_alpha=0.3):
         self.adapter = adapter
         self.kernels = tuple(kernels)
         self.iterations = iterations
@@ -482,7 +587,19 @@ class CompiledSearch:
         self.cfg[C_OPPONENTS] = OPPONENT_CODES[opponents]
         self.cfg[C_ROLLOUT] = self.rollout_id
         self.cfg[C_VALUE] = VALUE_CODES[value]
-        self.fcfg = np.array([float(c), float(score_scale)], dtype=np.float64)
+        self.fcfg = np.zeros(F_SIZE, dtype=np.float64)
+        self.fcfg[F_C] = float(c)
+        self.fcfg[F_SCORE_SCALE] = float(score_scale)
+        self.fcfg[F_GUIDE_C] = float(guide_c)
+        self.fcfg[F_NOISE] = float(noise)
+        self.fcfg[F_NOISE_ALPHA] = float(noise_alpha)
+        # the guide (a netfile.NeuralPolicy): its logits as the PUCT prior, its value network as the cut-off
+        from .netpolicy import NO_NETS, obs_size, search_nets
+
+        self.gnets, self.cfg[C_GUIDE], self.cfg[C_CUTOFF] = NO_NETS, -1, -1
+        if guide is not None:
+            self.gnets, self.cfg[C_GUIDE], self.cfg[C_CUTOFF] = search_nets(guide, guide_prior, guide_value)
+        self.gobs = np.zeros(obs_size(adapter.observation_size, self.gnets), dtype=np.float32)
         self.iw, self.fw, self.prm = adapter.workspace()
         a = adapter.num_actions
         self._row = None  # the iteration's row, sized from the first root
@@ -490,7 +607,7 @@ class CompiledSearch:
         self._ints = [np.zeros(a + 1, dtype=np.int64) for _ in range(7)]
         self._acts = np.zeros(a + 1, dtype=np.int64)
         self._path = np.zeros(1 << 14, dtype=np.int64)  # deeper than any game's length
-        self._pvals = np.zeros(a + 1, dtype=np.float64)
+        self._pvals = np.zeros(2 * (a + 1), dtype=np.float64)  # the prior, then the root's noise per edge
         self._ret = np.zeros(max(players, 1), dtype=np.float64)
         self._rew = np.zeros(max(players, 1), dtype=np.float64)
         self._rng = np.zeros(1, dtype=np.int64)
@@ -528,7 +645,7 @@ class CompiledSearch:
         ad = self.adapter
         done, ti, tf, ek, ev, ep = run(*self.kernels, root, int(observer), int(iterations), self._rng, self.cfg,
                                        self.fcfg, self._row, self.iw, self.fw, ad.obs, ad.nets,
-                                       self._prng, self.prm, legal, keys, ukeys, gfirst, gnext, order, gslot,
+                                       self._prng, self.prm, self.gobs, self.gnets, legal, keys, ukeys, gfirst, gnext, order, gslot,
                                        self._acts, self._path, self._pvals, self._ret, self._rew, ti, tf, ek, ev, ep,
                                        meta)
         self.tree = (ti, tf, ek, ev, ep, meta)
@@ -557,6 +674,16 @@ class CompiledSearch:
         if best is None:  # pragma: no cover (every search expands at least one root edge)
             raise RuntimeError("ismcts expanded no move at the root")
         return int(legal[best])
+
+    def root_visits(self) -> tuple[np.ndarray, np.ndarray]:
+        """The last search's root: its legal actions and each one's visits (the self-play policy target).
+
+        Actions behind one edge (a hidden detail: never at the observer's own root) share its visits.
+        """
+        if self._root_row is None:
+            raise RuntimeError("root_visits: no search has run yet")
+        legal, keys, visits = self._root_edges(self._root_row, self._observer)
+        return legal, visits
 
     @property
     def last_root(self) -> RootStats | None:

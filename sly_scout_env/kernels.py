@@ -208,6 +208,7 @@ NET_TANH = 0  # activation codes
 NET_RELU = 1
 NET_OBSERVATION = 0  # kinds: logits of every action from the observation
 NET_SCORER = 1  # one logit per legal action from its feature row
+NET_VALUE = 2  # one value in (0, 1) from the observation: the seat's expected reward (a search's cut-off)
 
 
 @njit(cache=True)
@@ -335,6 +336,48 @@ def net_move(nets, k, obs, legal, n, prior_action):
             best = a
             best_z = z
     return best
+
+
+@njit(cache=True)
+def net_logits(nets, k, obs, legal, n, out):
+    """Network ``k``'s logits of ``legal[:n]`` into ``out[:n]``: an observation network's (the
+    observation in ``obs[:in]``; its prior bot is not added), or an action scorer's (the feature
+    rows in :func:`net_feature_rows`' view of ``obs``)."""
+    o = int(nets[1 + k])
+    d = int(nets[o])
+    if int(nets[o + 5]) == NET_SCORER:
+        width = int(nets[o + 7])
+        rows = obs[d : d + n * width]
+        work = obs[d + _net_rows_size(nets, o) :]
+        for i in range(n):
+            x, p = _hidden(nets, o, rows[i * width : (i + 1) * width], work)
+            out[i] = np.float64(_dot(x, nets[p : p + x.shape[0]]) + nets[p + x.shape[0]])
+        return
+    if int(nets[o + 5]) != NET_OBSERVATION:
+        raise ValueError("netpolicy.net_logits: a value network gives no logits")
+    if obs.shape[0] < d + 2 * _net_half(nets, o):  # the kernels do not bounds-check: refuse, never overrun
+        raise ValueError("netpolicy.net_logits: obs must hold netpolicy.obs_size(observation size, nets) floats")
+    x, p = _hidden(nets, o, obs[:d], obs[d:])
+    width = x.shape[0]
+    outs = int(nets[o + NET_HEADER + int(nets[o + 1])])
+    head_bias = p + outs * width
+    for i in range(n):
+        a = legal[i]
+        out[i] = np.float64(_dot(x, nets[p + a * width : p + (a + 1) * width]) + nets[head_bias + a])
+
+
+@njit(cache=True)
+def net_value(nets, k, obs):
+    """The value network ``k`` on the observation in ``obs[:in]``: the logistic of its one output."""
+    o = int(nets[1 + k])
+    d = int(nets[o])
+    if int(nets[o + 5]) != NET_VALUE:
+        raise ValueError("netpolicy.net_value: network k is not a value network")
+    if obs.shape[0] < d + 2 * _net_half(nets, o):
+        raise ValueError("netpolicy.net_value: obs must hold netpolicy.obs_size(observation size, nets) floats")
+    x, p = _hidden(nets, o, obs[:d], obs[d:])
+    z = np.float64(_dot(x, nets[p : p + x.shape[0]]) + nets[p + x.shape[0]])
+    return 1.0 / (1.0 + math.exp(-z))
 
 
 @njit(cache=True)

@@ -15,6 +15,7 @@ File format (version 2; version-1 files still load): an ``.npz`` read with
                       with inputs "action_features" also features (the column names)
     w0, b0 ...  float32  hidden layer k: weight (out, in), bias (out,)
     w_out, b_out float32  the output layer: weight (out, last hidden), bias (out,)
+    vw0, vb0 ... vw_out, vb_out  float32, optional: a value network (below)
 
 Two kinds of network, by ``meta["inputs"]`` (a version-1 file has none: ``"observation"``):
 
@@ -30,6 +31,13 @@ Two kinds of network, by ``meta["inputs"]`` (a version-1 file has none: ``"obser
     logit, illegal actions get -inf, so the move is the argmax over the legal actions.
     ``meta["features"]`` must equal the game's ``FEATURE_NAMES`` (a checkpoint for another
     feature set is refused naming the difference); no prior.
+
+A checkpoint may also carry a **value network** (``vw*``/``vb*``, written by
+``sly-scout exit``): an MLP of the same activation from the acting seat's observation to
+one output ``z``; ``value(observation) = 1 / (1 + exp(-z))`` estimates that seat's reward
+in [0, 1] (the search's ``value`` measure at its horizon). The compiled search ends a
+simulation with it (``ismcts:guide=neural``, ``sly_scout_env.ismcts``); the ``neural`` bot
+ignores it.
 
 Every check is made at load time, with an error naming the file and what is wrong:
 unreadable / truncated file, missing arrays, another format version, unknown game or
@@ -94,11 +102,15 @@ class CheckpointError(ValueError):
 class NeuralPolicy:
     """The weights and metadata of one checkpoint; ``logits(obs, mask)``, ``act(obs, mask)``."""
 
-    def __init__(self, layers, head, meta: dict, source: str = "<memory>"):
+    def __init__(self, layers, head, meta: dict, source: str = "<memory>", value_net=None):
         self.source = source
         self.meta = dict(meta)
         self.layers = [(np.ascontiguousarray(w, np.float32), np.ascontiguousarray(b, np.float32)) for w, b in layers]
         self.head = (np.ascontiguousarray(head[0], np.float32), np.ascontiguousarray(head[1], np.float32))
+        # the value network (hidden layers, head), or None
+        self.value_net = None if value_net is None else (
+            [(np.ascontiguousarray(w, np.float32), np.ascontiguousarray(b, np.float32)) for w, b in value_net[0]],
+            (np.ascontiguousarray(value_net[1][0], np.float32), np.ascontiguousarray(value_net[1][1], np.float32)))
         # the game's features module for an action scorer (set by _validate), else None
         self.features = None
         _validate(self, source)
@@ -161,6 +173,24 @@ class NeuralPolicy:
         return z
 
     @property
+    def has_value(self) -> bool:
+        """True when the checkpoint carries a value network (module docstring)."""
+        return self.value_net is not None
+
+    def value(self, observation) -> np.ndarray:
+        """The value network's estimate in (0, 1) of the acting seat's reward (leading axes: a batch)."""
+        if self.value_net is None:
+            raise CheckpointError(f"the checkpoint {self.source} has no value network (sly-scout exit writes one)")
+        x = np.asarray(observation, dtype=np.float32)
+        if x.shape[-1] != self.observation_size:
+            raise CheckpointError(f"observation of size {x.shape[-1]} given to the checkpoint {self.source} for size "
+                                  f"{self.observation_size}")
+        for w, b in self.value_net[0]:
+            x = self._act(x @ w.T + b)
+        w, b = self.value_net[1]
+        return 1.0 / (1.0 + np.exp(-(x @ w.T + b)[..., 0]))
+
+    @property
     def prior(self) -> dict | None:
         """``{"bot": spec, "weight": w}`` when the policy adds a prior bot's move to its logits, else None."""
         return self.meta.get("prior")
@@ -183,6 +213,10 @@ class NeuralPolicy:
         for k, (w, b) in enumerate(self.layers):
             arrays[f"w{k}"], arrays[f"b{k}"] = w, b
         arrays["w_out"], arrays["b_out"] = self.head
+        if self.value_net is not None:
+            for k, (w, b) in enumerate(self.value_net[0]):
+                arrays[f"vw{k}"], arrays[f"vb{k}"] = w, b
+            arrays["vw_out"], arrays["vb_out"] = self.value_net[1]
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with open(path, "wb") as f:  # a file object: np.savez_compressed would append .npz to a str path
             np.savez_compressed(f, **arrays)
@@ -253,6 +287,18 @@ def _validate(policy: NeuralPolicy, source: str) -> None:
         if not (np.isfinite(w).all() and np.isfinite(b).all()):
             bad(f"{name} holds non-finite weights")
         size = w.shape[0]
+    if policy.value_net is not None:
+        vsize = meta["observation_size"]
+        for k, (w, b) in enumerate(policy.value_net[0] + [policy.value_net[1]]):
+            name = f"value layer {k}" if k < len(policy.value_net[0]) else "the value output layer"
+            if w.ndim != 2 or b.shape != (w.shape[0],) or w.shape[1] != vsize:
+                bad(f"{name} has weight shape {w.shape} and bias shape {b.shape}; "
+                    f"expected ({b.shape[0] if b.ndim else '?'}, {vsize}) and a bias of its row count")
+            if not (np.isfinite(w).all() and np.isfinite(b).all()):
+                bad(f"{name} holds non-finite weights")
+            vsize = w.shape[0]
+        if vsize != 1:
+            bad(f"the value output layer gives {vsize} values; a value network gives one (vw_out of one row)")
     if size != outputs and inputs == ACTION_FEATURES:
         bad(f"the output layer gives {size} values per action row; an action scorer gives one (w_out of one row)")
     if size != outputs:
@@ -335,7 +381,18 @@ def _read(path: str) -> NeuralPolicy:
     for name, a in arrays.items():
         if name not in ("format", "meta") and not np.issubdtype(a.dtype, np.floating):
             raise CheckpointError(f"neural checkpoint {path}: array {name} has dtype {a.dtype}, not floating point")
-    return NeuralPolicy(layers, (arrays["w_out"], arrays["b_out"]), meta, source=path)
+    value_net = None
+    if "vw_out" in arrays or "vb_out" in arrays or "vw0" in arrays:
+        vlayers = []
+        while f"vw{len(vlayers)}" in arrays:
+            k = len(vlayers)
+            if f"vb{k}" not in arrays:
+                raise CheckpointError(f"neural checkpoint {path}: vw{k} has no bias vb{k}")
+            vlayers.append((arrays[f"vw{k}"], arrays[f"vb{k}"]))
+        if "vw_out" not in arrays or "vb_out" not in arrays:
+            raise CheckpointError(f"neural checkpoint {path}: the value output layer (vw_out, vb_out) is missing")
+        value_net = (vlayers, (arrays["vw_out"], arrays["vb_out"]))
+    return NeuralPolicy(layers, (arrays["w_out"], arrays["b_out"]), meta, source=path, value_net=value_net)
 
 
 def shipped() -> list[NeuralPolicy]:

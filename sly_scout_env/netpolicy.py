@@ -29,7 +29,9 @@ Layout of ``nets`` (integers stored as float32, exact below 2**24)::
           layer 1 .. L: weight transposed (in, out) row-major, bias (out,),
           head: weight (out, h_L) row-major, bias (out,)]
 
-``kind`` 0 reads the observation (``in`` = observation size, ``out`` = the action count,
+``kind`` 2 is a value network (the checkpoint's optional ``vw*`` arrays: ``in`` the
+observation size, ``out`` 1, read by ``kernels.net_value``; :func:`search_nets` packs it
+for the compiled search). ``kind`` 0 reads the observation (``in`` = observation size, ``out`` = the action count,
 ``rows`` 0); kind 1 is an action scorer (netfile's ``inputs: "action_features"``: ``in``
 the game's feature count, ``out`` 1, ``rows`` the table's action count, which bounds the
 legal actions of a position; no prior).
@@ -69,6 +71,27 @@ assert set(ACTIVATION_CODES) == set(ACTIVATIONS)
 _FLOAT32_EXACT = 2**24
 
 
+def _block(layers, head, observation_size, activation, prior_id, weight, kind, rows) -> np.ndarray:
+    """One network of the layout (module docstring) as float32."""
+    sizes = [w.shape[0] for w, _ in layers] + [head[0].shape[0]]
+    first = (layers[0][0] if layers else head[0]).shape[1]
+    parts = [np.array([observation_size, len(layers), ACTIVATION_CODES[activation], prior_id, weight, kind, rows,
+                       first] + sizes, dtype=np.float32)]
+    for w, b in layers:
+        parts += [np.ascontiguousarray(w.T).ravel(), b]
+    parts += [head[0].ravel(), head[1]]
+    return np.concatenate(parts).astype(np.float32)
+
+
+def _join(blocks) -> np.ndarray:
+    k = len(blocks)
+    offsets = np.cumsum([1 + k] + [len(b) for b in blocks[:-1]])
+    if offsets[-1] + len(blocks[-1]) >= _FLOAT32_EXACT:
+        raise ValueError(f"{k} networks of {sum(map(len, blocks))} weights in all are too large to pack "
+                         f"(at most {_FLOAT32_EXACT} floats)")
+    return np.concatenate([np.array([k], np.float32), offsets.astype(np.float32)] + blocks)
+
+
 def pack(policies, prior_ids) -> np.ndarray:
     """``nets`` for the :class:`~sly_scout_env.netfile.NeuralPolicy` list ``policies``;
     ``prior_ids[k]``: the compiled policy id of network ``k``'s prior (-1: none)."""
@@ -76,22 +99,39 @@ def pack(policies, prior_ids) -> np.ndarray:
         return NO_NETS.copy()
     blocks = []
     for p, prior_id in zip(policies, prior_ids):
-        sizes = [w.shape[0] for w, _ in p.layers] + [p.head[0].shape[0]]
         weight = 0.0 if p.prior is None else float(p.prior["weight"])
         kind, rows = (K.NET_SCORER, p.num_actions) if p.scores_actions else (K.NET_OBSERVATION, 0)
-        first = (p.layers[0][0] if p.layers else p.head[0]).shape[1]
-        parts = [np.array([p.observation_size, len(p.layers), ACTIVATION_CODES[p.meta["activation"]], prior_id,
-                           weight, kind, rows, first] + sizes, dtype=np.float32)]
-        for w, b in p.layers:
-            parts += [np.ascontiguousarray(w.T).ravel(), b]
-        parts += [p.head[0].ravel(), p.head[1]]
-        blocks.append(np.concatenate(parts).astype(np.float32))
-    k = len(blocks)
-    offsets = np.cumsum([1 + k] + [len(b) for b in blocks[:-1]])
-    if offsets[-1] + len(blocks[-1]) >= _FLOAT32_EXACT:
-        raise ValueError(f"{k} networks of {sum(map(len, blocks))} weights in all are too large to pack "
-                         f"(at most {_FLOAT32_EXACT} floats)")
-    return np.concatenate([np.array([k], np.float32), offsets.astype(np.float32)] + blocks)
+        blocks.append(_block(p.layers, p.head, p.observation_size, p.meta["activation"], prior_id, weight, kind, rows))
+    return _join(blocks)
+
+
+def search_nets(policy, prior: bool = True, value: bool = True) -> tuple[np.ndarray, int, int]:
+    """``(nets, prior index, value index)`` for the compiled search's guide (index -1: not used).
+
+    ``prior``: the policy network's logits rank the edges (PUCT); ``value``: its value network
+    ends simulations (CheckpointError when the checkpoint has none). A prior bot of the
+    checkpoint is not added to the logits inside the search.
+    """
+    from .netfile import CheckpointError
+
+    blocks, ip, iv = [], -1, -1
+    if prior:
+        kind, rows = (K.NET_SCORER, policy.num_actions) if policy.scores_actions else (K.NET_OBSERVATION, 0)
+        ip = len(blocks)
+        blocks.append(_block(policy.layers, policy.head, policy.observation_size, policy.meta["activation"], -1, 0.0,
+                             kind, rows))
+    if value:
+        if not policy.has_value:
+            raise CheckpointError(f"the checkpoint {policy.source} has no value network, so it cannot end the "
+                                  "search's simulations (sly-scout exit writes checkpoints with one; or use the "
+                                  "prior only)")
+        iv = len(blocks)
+        layers, head = policy.value_net
+        blocks.append(_block(layers, head, policy.observation_size, policy.meta["activation"], -1, 0.0, K.NET_VALUE,
+                             0))
+    if not blocks:
+        return NO_NETS.copy(), -1, -1
+    return _join(blocks), ip, iv
 
 
 def obs_size(observation_size: int, nets) -> int:

@@ -163,10 +163,19 @@ def test_the_kernels_of_every_search_role_have_the_signatures():
 def test_bad_engine_choices_are_refused_by_name():
     with pytest.raises(ValueError, match="engine='gpu' is not allowed"):
         make("ismcts", game="sly", engine="gpu")
-    with pytest.raises(ValueError, match="guide=neural runs on engine=python"):
-        make("ismcts", game="sly", guide="neural", engine="compiled")
+    with pytest.raises(ValueError, match="run on engine=compiled only"):
+        make("ismcts", game="sly", guide="neural", guide_value=True, engine="python")
+    with pytest.raises(ValueError, match="top_k=3 with guide=neural"):
+        make("ismcts", game="sly", guide="neural", top_k=3)
+    with pytest.raises(ValueError, match="noise=1.5 is not allowed"):
+        make("ismcts", game="sly", guide="neural", noise=1.5)
+    with pytest.raises(ValueError, match="give guide=neural with them"):
+        make("ismcts", game="sly", noise=0.25)
+    with pytest.raises(ValueError, match="uses the network for nothing"):
+        make("ismcts", game="sly", guide="neural", guide_prior=False, guide_value=False)
     assert make("ismcts", game="sly").engine == "compiled"
-    assert make("ismcts", game="sly", guide="neural").engine == "python"
+    assert make("ismcts", game="sly", guide="neural").engine == "compiled"
+    assert make("ismcts", game="sly", guide="neural", engine="python").engine == "python"
 
 
 @pytest.mark.slow

@@ -507,15 +507,34 @@ class ISMCTSAgent(Agent):
 
     def __init__(self, game, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="auto",
                  score_scale=5.0, top_k="auto", opponents="hybrid", guide=None, guide_path=None, guide_c="auto",
-                 engine="auto", **adapter_params):
+                 guide_prior=True, guide_value="auto", noise=0.0, noise_alpha=0.3, engine="auto", **adapter_params):
         super().__init__()
         if engine == "auto":
-            engine = "compiled" if guide is None else "python"
+            engine = "compiled"
         if engine not in ENGINES:
             raise ValueError(f"engine={engine!r} is not allowed; allowed values: auto, {', '.join(ENGINES)}")
-        if engine == "compiled" and guide is not None:
-            raise ValueError("guide=neural runs on engine=python (the network's prior is evaluated in Python); "
-                             "leave engine at auto or give engine=python")
+        for name, flag in (("guide_prior", guide_prior), ("guide_value", guide_value)):
+            if not isinstance(flag, bool) and not (name == "guide_value" and flag == "auto"):
+                raise ValueError(f"{name}={flag!r} is not allowed; give true or false"
+                                 + (" (or auto: true when the checkpoint has a value network)"
+                                    if name == "guide_value" else ""))
+        for name, x, low in (("noise", noise, 0.0), ("noise_alpha", noise_alpha, 0.0)):
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not (low <= x) or (name == "noise" and x > 1):
+                raise ValueError(f"{name}={x!r} is not allowed; give a number "
+                                 + ("in [0, 1] (the share of Dirichlet noise in the root's prior)" if name == "noise"
+                                    else "> 0 (the Dirichlet concentration)"))
+        if noise_alpha <= 0:
+            raise ValueError(f"noise_alpha={noise_alpha!r} is not allowed; give a number > 0 (the Dirichlet "
+                             "concentration)")
+        if guide is None and (guide_prior is not True or guide_value not in ("auto", False) or noise):
+            raise ValueError("guide_prior, guide_value and noise shape the network inside the search: give "
+                             "guide=neural with them")
+        if guide is not None and guide_prior is False and guide_value is False:
+            raise ValueError("guide=neural with guide_prior=false and guide_value=false uses the network for "
+                             "nothing: keep the prior, the value or both")
+        if engine == "python" and (guide_value is True or noise or guide_prior is False):
+            raise ValueError("guide_value, guide_prior=false and noise run on engine=compiled only (the Python "
+                             "search is the reference of the prior-guided search)")
         self.engine = engine
         cls = adapter_class(game)
         defaults = {**DEFAULTS, **cls.BOT_DEFAULTS}
@@ -525,6 +544,11 @@ class ISMCTSAgent(Agent):
             top_k = defaults["top_k"] if guide is None else defaults["guided_top_k"]
         if guide_c == "auto":
             guide_c = defaults["guide_c"]
+        if engine == "compiled" and guide is not None and top_k is not None:
+            raise ValueError(f"top_k={top_k!r} with guide=neural: the compiled guided search ranks the moves by the "
+                             "network's prior instead of widening (leave top_k at auto, or give engine=python)")
+        self.guide_options = dict(guide_prior=guide_prior, guide_value=guide_value, noise=float(noise),
+                                  noise_alpha=float(noise_alpha))
         unknown = sorted(set(adapter_params) - set(cls.PARAMS))
         if unknown:
             allowed = sorted(set(_GENERIC_PARAMS) | set(cls.PARAMS))
@@ -556,7 +580,17 @@ class ISMCTSAgent(Agent):
         if self.engine == "compiled":
             from sly_scout_env.ismcts import CompiledSearch
 
-            return CompiledSearch(adapter, search_role(self.game).KERNELS, **self.params)
+            if self._guide_agent is None:
+                return CompiledSearch(adapter, search_role(self.game).KERNELS, **self.params)
+            policy = self._guide_agent.policy
+            if policy.observation_size != adapter.observation_size:
+                raise ValueError(f"the guide checkpoint {policy.source} reads observations of size "
+                                 f"{policy.observation_size}; this table's are {adapter.observation_size}")
+            opts = dict(self.guide_options)
+            if opts["guide_value"] == "auto":
+                opts["guide_value"] = policy.has_value
+            return CompiledSearch(adapter, search_role(self.game).KERNELS, guide=policy, guide_c=self.guide_c,
+                                  **opts, **self.params)
         if self._guide_agent is None:
             return ISMCTS(adapter, **self.params)
         return ISMCTS(adapter, guide=NetworkGuide(adapter, self._guide_agent), guide_c=self.guide_c, **self.params)
@@ -576,7 +610,8 @@ class ISMCTSAgent(Agent):
     def reset(self, seed, *, game, num_players, seat, options) -> None:
         super().reset(seed, game=game, num_players=num_players, seat=seat, options=options)
         self._reset_guide(seed)
-        key = (game, num_players, tuple(sorted(self.options.items())))
+        key = (game, num_players, tuple(sorted(self.options.items())),
+               None if self._guide_agent is None else self._guide_agent.policy.source)
         if key != self._key:
             adapter = adapter_class(game)(num_players, self.options, **self.adapter_params)
             self.search = self._new_search(adapter)
@@ -596,7 +631,7 @@ class ISMCTSAgent(Agent):
 
 # The generic parameters (for the error naming the allowed ones).
 _GENERIC_PARAMS = ("iterations", "time_limit", "c", "rollout", "value", "score_scale", "top_k", "opponents", "guide",
-                   "guide_path", "guide_c", "engine")
+                   "guide_path", "guide_c", "guide_prior", "guide_value", "noise", "noise_alpha", "engine")
 
 
 class _DummyAdapter:

@@ -4,6 +4,7 @@
     sly-scout arena scout --players 4 --agents random,greedy,ismcts --games 2000
     sly-scout play scout --players 3 --opponents greedy,ismcts
     sly-scout train sly --players 2 --timesteps 400000
+    sly-scout exit scout --players 2 --hours 3 --out runs/exit_scout2
     sly-scout demo            # the main job of `make run`
     sly-scout serve --open    # the web table
 
@@ -420,6 +421,84 @@ def run_distill(args, log=print) -> dict:
     return run(cfg, log=log)
 
 
+def add_exit_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``exit`` sub-command (expert iteration, agents/training/exit.py; no torch import)."""
+    from sly_scout_env.agents.training.exit import ExitConfig
+
+    d = ExitConfig("scout", 2)
+    p = subparsers.add_parser(
+        "exit",
+        help="expert iteration: the search with the network inside plays, a new network learns its moves and "
+             "outcomes, a gate keeps the better (needs the train extra)",
+        description=("Each generation the expert (the compiled ismcts guided by the best network so far: its "
+                     "policy as the PUCT prior, its value network ending the simulations; the plain search "
+                     "before any network) plays --games self-play games; a new network is fitted to the root "
+                     "visits and the outcomes of the last --window generations; it becomes the best when its "
+                     "expert reaches parity against the best expert in the arena. Logs OUT/log.csv and "
+                     "OUT/curve.svg; every OUT/gen_*/net.npz is a neural checkpoint with a value network. A "
+                     "stopped run continues when the same command is run again. See docs/training.md, "
+                     "'Expert iteration'."),
+    )
+    _add_game(p)
+    p.add_argument("--hours", type=float, default=d.hours, help=f"wall-time budget across runs (default {d.hours})")
+    p.add_argument("--generations", type=positive_int, default=None, help="also stop after this many generations")
+    p.add_argument("--iterations", type=positive_int, default=d.iterations,
+                   help=f"search iterations per move, self-play and gate (default {d.iterations})")
+    p.add_argument("--games", type=positive_int, default=d.games, help=f"self-play games per generation "
+                   f"(default {d.games})")
+    p.add_argument("--shard-games", type=positive_int, default=d.shard_games,
+                   help=f"games per self-play file (default {d.shard_games})")
+    p.add_argument("--temperature-moves", type=non_negative_int, default=d.temperature_moves,
+                   help=f"decisions per game drawn in proportion to the visits (default {d.temperature_moves})")
+    p.add_argument("--noise", type=probability, default=d.noise,
+                   help=f"Dirichlet share in the root's prior in self-play (default {d.noise})")
+    p.add_argument("--noise-alpha", type=float, default=d.noise_alpha, help=f"(default {d.noise_alpha})")
+    p.add_argument("--window", type=positive_int, default=d.window,
+                   help=f"generations of self-play each fit reads (default {d.window})")
+    p.add_argument("--hidden", type=_layer_sizes, default=d.hidden, metavar="H1,H2",
+                   help=f"hidden layers of both networks (default {','.join(map(str, d.hidden))})")
+    p.add_argument("--epochs", type=positive_int, default=d.epochs, help=f"(default {d.epochs})")
+    p.add_argument("--batch-size", type=positive_int, default=d.batch_size, help=f"(default {d.batch_size})")
+    p.add_argument("--learning-rate", type=float, default=d.learning_rate, help=f"(default {d.learning_rate})")
+    p.add_argument("--value-weight", type=float, default=d.value_weight, help=f"(default {d.value_weight})")
+    p.add_argument("--gate-games", type=positive_int, default=d.gate_games,
+                   help=f"arena games of each gate (default {d.gate_games})")
+    p.add_argument("--workers", type=positive_int, default=d.workers, help=f"gate processes (default {d.workers})")
+    p.add_argument("--seed", type=non_negative_int, default=d.seed, help=f"(default {d.seed})")
+    p.add_argument("--out", default=d.out, metavar="DIR", help=f"output directory (default {d.out})")
+    _add_common(p)
+    return p
+
+
+def run_exit(args, log=print) -> dict:
+    """Run the ``exit`` sub-command from parsed ``args``."""
+    import shlex
+
+    from sly_scout_env.agents.training.exit import ExitConfig, ResumeError, run
+
+    players = resolve_players("exit", args.game, args.players)
+    cfg = ExitConfig(
+        game=args.game, players=players, hours=args.hours, generations=args.generations, iterations=args.iterations,
+        games=args.games, shard_games=args.shard_games, temperature_moves=args.temperature_moves, noise=args.noise,
+        noise_alpha=args.noise_alpha, window=args.window, hidden=list(args.hidden), epochs=args.epochs,
+        batch_size=args.batch_size, learning_rate=args.learning_rate, value_weight=args.value_weight,
+        gate_games=args.gate_games, workers=args.workers, seed=args.seed, out=args.out, options=dict(args.options),
+        command="sly-scout " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+    )
+    try:
+        cfg.check()
+    except ValueError as exc:
+        raise SystemExit(f"sly-scout exit: {exc}") from None
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise SystemExit("sly-scout exit needs the train extra (torch): pip install 'sly-scout-env[train]'") from None
+    try:
+        return run(cfg, log=log)
+    except ResumeError as exc:
+        raise SystemExit(f"sly-scout exit: {exc}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``sly-scout`` parser: every sub-command, one parser."""
     parser = argparse.ArgumentParser(prog="sly-scout", description="Scout and Sly: simulate, compare bots, play, "
@@ -430,6 +509,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_play_parser(sub)
     add_train_parser(sub)
     add_distill_parser(sub)
+    add_exit_parser(sub)
     add_demo_parser(sub)
     add_serve_parser(sub)
     return parser
@@ -453,6 +533,8 @@ def main(argv: list[str] | None = None) -> int:
         run_train(args)
     elif args.command == "distill":
         run_distill(args)
+    elif args.command == "exit":
+        run_exit(args)
     elif args.command == "demo":
         run_demo_args(args)
     elif args.command == "serve":

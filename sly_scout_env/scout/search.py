@@ -48,10 +48,12 @@ import numpy as np
 from numba import njit
 
 from sly_scout_env.ismcts import AdapterBase
+from sly_scout_env.kernels import net_feature_rows, net_logits, net_scores_actions
 from sly_scout_env.netpolicy import NO_NETS
 from sly_scout_env.scout import policies as SP
 from sly_scout_env.scout import rules as R
 from sly_scout_env.scout.determinize import MAX_HIDDEN, determinize, row_from_view
+from sly_scout_env.scout.features import action_features
 from sly_scout_env.scout.heuristic import NEG, WORK_SIZE, action_values, make_work
 from sly_scout_env.scout.observation import encode_observation, observation_size
 
@@ -233,9 +235,32 @@ def k_returns(row, out, iw, prm):
     return 0
 
 
+@njit(cache=True)
+def k_observe(row, seat, obs, prm):
+    """``seat``'s observation into ``obs`` as the env gives it (the real game length, see guide_inputs)."""
+    cut = row[R.O_ROUNDS]
+    row[R.O_ROUNDS] = prm[P_ROUNDS]
+    d = observation_size(row[R.NUM_PLAYERS])
+    encode_observation(row, seat, obs[:d])
+    row[R.O_ROUNDS] = cut
+    return d
+
+
+@njit(cache=True)
+def k_logits(row, seat, legal, n, iw, obs, nets, k, out, prm):
+    """Network ``k``'s logits of the mover's moves ``legal[:n]`` from its observation (either kind)."""
+    d = k_observe(row, seat, obs, prm)
+    if net_scores_actions(nets, k):  # an action scorer: the feature row of each move first
+        rows = net_feature_rows(nets, k, obs, n)
+        action_features(obs[:d], legal, n, row[R.NUM_PLAYERS], iw[R.S_SETB : R.SCRATCH_SIZE],
+                        iw[R.SCRATCH_SIZE : R.SCRATCH_SIZE + n], rows)
+    net_logits(nets, k, obs, legal, n, out)
+    return 0
+
+
 # In the order of sly_scout_env.ismcts.KERNEL_NAMES.
 KERNELS = (k_mover, k_determinize, k_seed, k_edge_keys, k_apply, k_prior, k_best_action, k_policy_action, k_rollout,
-           k_returns)
+           k_returns, k_observe, k_logits)
 
 
 class SearchAdapter(AdapterBase):
@@ -345,8 +370,15 @@ class SearchAdapter(AdapterBase):
         if rollout(row, policy_id, self._scratch, self._obs, self._prng, self._nets, ROLLOUT_STEP_CAP) != 0:
             raise RuntimeError("scout rollout failed: a compiled policy returned no legal move")
 
+    def horizon_of(self, row) -> int:
+        """Which stretch of play the search values in a game row (``horizon="round"``: the round;
+        ``"game"``: 0). Self-play scores its decisions with :meth:`returns` when it changes."""
+        return int(row[R.O_ROUND]) if self.horizon == "round" else 0
+
     def returns(self, row):
-        """Per seat: this round's points + ``weight`` * the totals before it (see Horizon)."""
+        """Per seat: this round's points + ``weight`` * the totals before it (see Horizon).
+
+        Also on a game row just after a round was scored (the next round dealt): the same fields."""
         n = self.num_players
         totals = row[R.O_SCORES : R.O_SCORES + n].astype(np.float64)
         if self.horizon == "game":

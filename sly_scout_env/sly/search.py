@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from sly_scout_env.ismcts import AdapterBase
+from sly_scout_env.kernels import net_logits
 from sly_scout_env.netpolicy import NO_NETS
 from sly_scout_env.sly import policies as SP
 from sly_scout_env.sly import rules as R
@@ -158,9 +159,25 @@ def k_returns(row, out, iw, prm):
     return 0
 
 
+@njit(cache=True)
+def k_observe(row, seat, obs, prm):
+    """``seat``'s observation into ``obs`` (as the env gives it); returns its size."""
+    d = observation_size(row[R.NUM_PLAYERS], row[R.HEN_HOUSES])
+    encode_observation(row, seat, obs[:d])
+    return d
+
+
+@njit(cache=True)
+def k_logits(row, seat, legal, n, iw, obs, nets, k, out, prm):
+    """Network ``k``'s logits of the mover's moves ``legal[:n]`` from its observation (Sly's read it)."""
+    k_observe(row, seat, obs, prm)
+    net_logits(nets, k, obs, legal, n, out)
+    return 0
+
+
 # In the order of sly_scout_env.ismcts.KERNEL_NAMES.
 KERNELS = (k_mover, k_determinize, k_seed, k_edge_keys, k_apply, k_prior, k_best_action, k_policy_action, k_rollout,
-           k_returns)
+           k_returns, k_observe, k_logits)
 
 
 class SearchAdapter(AdapterBase):
@@ -240,6 +257,10 @@ class SearchAdapter(AdapterBase):
         if a < 0:
             raise RuntimeError("sly policy returned no legal move")
         return a
+
+    def horizon_of(self, row) -> int:
+        """The search values the whole game: one stretch of play (see the Scout adapter's)."""
+        return 0
 
     def returns(self, row):
         R.scores(row, self._scores)
