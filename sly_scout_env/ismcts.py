@@ -295,7 +295,8 @@ def _group(keys, n, ukeys, gfirst, gnext):
 ), cache=True)
 def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, best_fn, policy_fn, rollout_fn,
         returns_fn, observe_fn, logits_fn, root_row, observer, iterations, rng, cfg, fcfg, row, iw, fw, obs, nets,
-        prng, prm, gobs, gnets, legal, keys, ukeys, gfirst, gnext, order, gslot, acts, path, pvals, ret, rew, ti, tf, ek, ev, ep, meta):
+        prng, prm, gobs, gnets, legal, keys, ukeys, gfirst, gnext, order, gslot, acts, path, pvals, ret, rew, ti, tf,
+        ek, ev, ep, meta):
     """``iterations`` more iterations on the tree; returns (iterations done or an ERR_* code, and the
     tree arrays, which are new arrays when they had to grow)."""
     players = cfg[C_PLAYERS]
@@ -644,8 +645,8 @@ class CompiledSearch:
         legal, keys, ukeys, gfirst, gnext, order, gslot = self._ints
         ad = self.adapter
         done, ti, tf, ek, ev, ep = run(*self.kernels, root, int(observer), int(iterations), self._rng, self.cfg,
-                                       self.fcfg, self._row, self.iw, self.fw, ad.obs, ad.nets,
-                                       self._prng, self.prm, self.gobs, self.gnets, legal, keys, ukeys, gfirst, gnext, order, gslot,
+                                       self.fcfg, self._row, self.iw, self.fw, ad.obs, ad.nets, self._prng, self.prm,
+                                       self.gobs, self.gnets, legal, keys, ukeys, gfirst, gnext, order, gslot,
                                        self._acts, self._path, self._pvals, self._ret, self._rew, ti, tf, ek, ev, ep,
                                        meta)
         self.tree = (ti, tf, ek, ev, ep, meta)

@@ -344,7 +344,7 @@ def fit(cfg: ExitConfig, data: dict, init: str | None, out_path: str, g: int, lo
     gen = torch.Generator().manual_seed(derive_seed(cfg.seed, g, 5) % 2**31)
     t = time.perf_counter()
     ploss = vloss = float("nan")
-    for epoch in range(cfg.epochs):
+    for _ in range(cfg.epochs):
         order = torch.randperm(n, generator=gen)
         sums = [0.0, 0.0]
         for i in range(0, n, cfg.batch_size):
