@@ -552,10 +552,12 @@ class ChildStats:
 
 @dataclass(frozen=True)
 class RootStats:
-    """The root of the last search: its visits and its expanded children by key."""
+    """The root of the last search: its visits, its expanded children by key and, guided, the
+    network's prior of each edge by key (None without a guide)."""
 
     visits: int
     children: dict
+    guide: dict | None = None
 
 
 # Iterations per kernel call when a time limit is set (the clock is read between calls).
@@ -699,4 +701,11 @@ class CompiledSearch:
                 s = _slot(ek, _pack(np.int64(0), np.int64(k)))
                 ch = ev[s]
                 children[int(k)] = ChildStats(int(ti[ch, T_VISITS]), int(ti[ch, T_AVAIL]), tuple(tf[ch]))
-        return RootStats(int(ti[0, T_VISITS]), children)
+        guide = None
+        if self.cfg[C_GUIDE] >= 0:
+            guide = {}
+            for k in keys:
+                s = _slot(ek, _pack(np.int64(0), np.int64(k)))
+                if ek[s] != E_EMPTY and not np.isnan(ep[s]):
+                    guide[int(k)] = float(ep[s])
+        return RootStats(int(ti[0, T_VISITS]), children, guide)

@@ -61,3 +61,31 @@ def hide_shipped(monkeypatch, game: str, players: int) -> None:
     monkeypatch.setattr(netfile, "shipped", lambda: [p for p in real() if (p.game, p.players) != (game, players)])
     words.neural_counts.cache_clear()
     monkeypatch.setattr(words, "neural_counts", words.neural_counts.__wrapped__)
+
+
+def random_expert(game, players, hidden=(16,), seed=0, value_bias=None, favourite=None, options=None) -> NeuralPolicy:
+    """An observation network with a value network (what ``sly-scout exit`` writes), ReLU,
+    seeded random weights. ``value_bias``: zero value weights and this output bias (the value
+    is then the logistic of it everywhere); ``favourite``: zero policy weights, logit 20 for
+    that action id and 0 for the others."""
+    options = dict(options or {})
+    D, A = table_sizes(game, players, json.dumps(options, sort_keys=True))
+    rng = np.random.default_rng(seed)
+
+    def mlp(outs):
+        sizes = [D, *hidden, outs]
+        return [(rng.normal(size=(o, i)).astype(np.float32) * 0.3, rng.normal(size=o).astype(np.float32) * 0.1)
+                for i, o in zip(sizes[:-1], sizes[1:])]
+
+    policy, value = mlp(A), mlp(1)
+    if favourite is not None:
+        w, b = policy[-1]
+        policy[-1] = (np.zeros_like(w), np.zeros_like(b))
+        policy[-1][1][favourite] = 20.0
+    if value_bias is not None:
+        w, b = value[-1]
+        value[-1] = (np.zeros_like(w), np.full_like(b, value_bias))
+    meta = {"format_version": FORMAT_VERSION, "inputs": "observation", "game": game, "players": players,
+            "observation_size": D, "num_actions": A, "activation": "ReLU", "hidden": list(hidden),
+            "options": options, "trained": {"command": "tests/nets.py"}}
+    return NeuralPolicy(policy[:-1], policy[-1], meta, value_net=(value[:-1], value[-1]))

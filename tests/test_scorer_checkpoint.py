@@ -391,7 +391,8 @@ def test_ismcts_rollouts_with_a_scorer_play_the_numpy_bots_moves(scorers):
         np.testing.assert_array_equal(fast, slow)
 
 
-def test_ismcts_guided_by_a_scorer_gets_its_softmax_at_the_root(scorers):
+@pytest.mark.parametrize("engine", ["compiled", "python"])
+def test_ismcts_guided_by_a_scorer_gets_its_softmax_at_the_root(scorers, engine):
     env = SCOUT.raw_env(num_players=4)
     env.reset(seed=12)
     rng = np.random.default_rng(0)
@@ -399,7 +400,7 @@ def test_ismcts_guided_by_a_scorer_gets_its_softmax_at_the_root(scorers):
         env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
     seat = env.agent_name_mapping[env.agent_selection]
     o = env.observe(env.agent_selection)
-    bot = make("ismcts", game="scout", guide="neural", guide_path=scorers[4], iterations=4, top_k=None)
+    bot = make("ismcts", game="scout", guide="neural", guide_path=scorers[4], iterations=4, engine=engine)
     bot.reset(5, game="scout", num_players=4, seat=seat, options={})
     a = bot.act(o["observation"], o["action_mask"], {"seat": seat, "view": player_view(env.state_dict(), seat)})
     assert o["action_mask"][a] == 1
@@ -409,4 +410,7 @@ def test_ismcts_guided_by_a_scorer_gets_its_softmax_at_the_root(scorers):
     p = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
     edges = np.isin(legal, list(root.guide))
     assert edges.sum() >= 2
-    np.testing.assert_allclose([root.guide[int(b)] for b in legal[edges]], p[edges], atol=1e-9)
+    if engine == "compiled":  # its softmax runs over the edges (Scout's pruned moves), in float32 sums
+        np.testing.assert_allclose([root.guide[int(b)] for b in legal[edges]], p[edges] / p[edges].sum(), atol=1e-5)
+    else:
+        np.testing.assert_allclose([root.guide[int(b)] for b in legal[edges]], p[edges], atol=1e-9)

@@ -5,8 +5,11 @@
 
 The **expert** is the compiled ISMCTS (``ismcts``) with the current network inside it:
 the network's policy ranks the edges (PUCT, ``guide=neural``) and its value network ends
-the simulations at a new leaf (``guide_value``; ``sly_scout_env/ismcts.py``). Before any
-network has won its gate, the expert is the plain search. Each **generation** ``g``:
+the simulations at a new leaf (``guide_value``; ``sly_scout_env/ismcts.py``; ``--guide``
+keeps only one of the two). Before any network has won its gate, the expert is the plain
+search, or with ``--init shipped`` the search guided by the shipped ``neural`` network's
+prior (it has no value network; the fits start from its weights when their layer sizes
+match). Each **generation** ``g``:
 
 1. **Self-play.** The expert plays every seat of ``--games`` games, with Dirichlet noise on
    the root's prior (``--noise``, ``--noise-alpha``; only once a network guides) and, for
@@ -16,8 +19,9 @@ network has won its gate, the expert is the plain search. Each **generation** ``
    search's horizon ends (Scout: the round, Sly: the game), the mover's reward at that
    horizon in the search's own measure (``value``: win share, squashed margin or both, in
    [0, 1]; the value target). The games are written in shards of ``--shard-games``.
-2. **Fit.** A new network (torch; an MLP policy over every action id and an MLP value, both
-   from the observation, ``--hidden``) is fitted on the shards of the last ``--window``
+2. **Fit.** A new network (torch, ``--hidden`` layers: the policy an action scorer over each
+   legal move's feature row where the game has a ``features`` module, as Scout does, else an
+   MLP from the observation to every action id; the value an MLP from the observation) is fitted on the shards of the last ``--window``
    generations: cross-entropy to the visit distribution over the legal moves, plus the
    logistic loss of the value. It starts from the current best network's weights.
 3. **Gate.** The candidate's expert takes one seat against the current expert in every
@@ -30,7 +34,8 @@ Files in ``OUT`` (every one written through a temporary file and a rename, so a 
 moment leaves either the old file or the new one)::
 
     config.json              the settings (a rerun with other settings is refused)
-    best.json                the current best network ({"network": "gen_002", "path"}; "plain": the plain search)
+    best.json                the current best network ({"network": "gen_002", "path"}; absent: the --init one,
+                             "plain" for the plain search)
     clock.json               wall time spent so far (``--hours`` counts it across runs)
     gen_000/teacher.json     the expert that plays this generation's games
     gen_000/shard_000.npz    self-play decisions: obs, mask, visits, value, seat
@@ -71,6 +76,8 @@ LOG_COLUMNS = ("generation", "teacher", "games", "decisions", "selfplay_seconds"
                "accepted", "best", "wall_hours")
 
 
+# What the expert takes from its network: the prior (PUCT), the value (cut-off), or both.
+GUIDE_USES = {"both": (True, True), "prior": (True, False), "value": (False, True)}
 # best.json before any network won a gate: the expert is the plain search.
 NO_NETWORK = {"network": "plain", "path": None}
 
@@ -97,6 +104,8 @@ class ExitConfig:
     batch_size: int = 256
     learning_rate: float = 1e-3
     value_weight: float = 1.0
+    guide: str = "both"  # what the expert takes from the network: GUIDE_USES
+    init: str = "none"  # the first expert's network: "none" (the plain search), "shipped", or a checkpoint path
     gate_games: int = 64
     workers: int = 1  # arena processes for the gate
     seed: int = 0
@@ -123,6 +132,11 @@ class ExitConfig:
         if not 0 <= self.noise <= 1 or not self.noise_alpha > 0:
             raise ValueError(f"noise={self.noise!r}, noise_alpha={self.noise_alpha!r}: give a share in [0, 1] "
                              "and a concentration > 0")
+        if self.init not in ("none", "shipped") and not os.path.isfile(self.init):
+            raise ValueError(f"init={self.init!r} is not allowed; give none, shipped or the path of a neural "
+                             "checkpoint")
+        if self.guide not in GUIDE_USES:
+            raise ValueError(f"guide={self.guide!r} is not allowed; allowed: {', '.join(GUIDE_USES)}")
         if not self.learning_rate > 0 or self.value_weight < 0 or not self.hidden or min(self.hidden) < 1:
             raise ValueError("learning_rate must be > 0, value_weight >= 0 and hidden one or more sizes >= 1")
 
@@ -174,11 +188,28 @@ class _Clock:
 
 
 # -- the experts ------------------------------------------------------------------------------
+def initial_teacher(cfg: ExitConfig) -> dict:
+    """The expert before any network won a gate: the plain search, or the ``--init`` network's."""
+    if cfg.init == "none":
+        return dict(NO_NETWORK)
+    from sly_scout_env.netfile import load, shipped_for
+
+    net = shipped_for(cfg.game, cfg.players, cfg.options) if cfg.init == "shipped" else load(cfg.init)
+    return {"network": "init", "path": os.path.abspath(net.source)}
+
+
 def expert_kwargs(cfg: ExitConfig, net: str | None, selfplay: bool) -> dict:
-    """The ``ismcts`` parameters of the expert guided by ``net`` (None: the plain search)."""
+    """The ``ismcts`` parameters of the expert guided by ``net`` (None: the plain search).
+
+    A network without a value network (an ``--init`` one) guides by its prior only."""
     kw = {"iterations": cfg.iterations}
     if net is not None:
-        kw.update(guide="neural", guide_path=net)
+        from sly_scout_env.netfile import load
+
+        prior, value = GUIDE_USES[cfg.guide]
+        if not load(net).has_value:
+            prior, value = True, False
+        kw.update(guide="neural", guide_path=net, guide_prior=prior, guide_value=value)
         if selfplay and cfg.noise > 0:
             kw.update(noise=cfg.noise, noise_alpha=cfg.noise_alpha)
     return kw
@@ -266,7 +297,7 @@ def _selfplay(cfg: ExitConfig, g: int, clock: _Clock, log) -> dict | None:
     os.makedirs(gdir, exist_ok=True)
     teacher = _read_json(os.path.join(gdir, "teacher.json"))
     if teacher is None:
-        teacher = _read_json(os.path.join(cfg.out, "best.json"), NO_NETWORK)
+        teacher = _read_json(os.path.join(cfg.out, "best.json")) or initial_teacher(cfg)
         _write_json(os.path.join(gdir, "teacher.json"), teacher)
     shards = -(-cfg.games // cfg.shard_games)
     seconds = 0.0
@@ -303,81 +334,114 @@ def _shard_paths(cfg: ExitConfig, g: int) -> list:
 
 
 # -- fit --------------------------------------------------------------------------------------
+def _mlp(torch, d, hidden, outs):
+    sizes = [d] + list(hidden)
+    layers = []
+    for i in range(len(hidden)):
+        layers += [torch.nn.Linear(sizes[i], sizes[i + 1]), torch.nn.ReLU()]
+    return torch.nn.Sequential(*layers, torch.nn.Linear(sizes[-1], outs))
+
+
+def _load_into(torch, module, layers) -> None:
+    with torch.no_grad():
+        for m, (w, b) in zip([m for m in module if isinstance(m, torch.nn.Linear)], layers):
+            m.weight.copy_(torch.from_numpy(w))
+            m.bias.copy_(torch.from_numpy(b))
+
+
+def _arrays(torch, module) -> list:
+    return [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy())
+            for m in module if isinstance(m, torch.nn.Linear)]
+
+
 def fit(cfg: ExitConfig, data: dict, init: str | None, out_path: str, g: int, log) -> dict:
-    """Fit the policy and value networks on ``data``; write the checkpoint to ``out_path``."""
+    """Fit the policy and value networks on ``data``; write the checkpoint to ``out_path``.
+
+    The policy is an action scorer (one logit per legal move from its feature row) when the
+    game has a ``features`` module, else an MLP over the observation with a logit per action
+    id; the value is an MLP over the observation. Both start from ``init``'s weights where
+    that checkpoint has the same kind and layer sizes.
+    """
     import torch
 
+    from sly_scout_env.agents.training.distill_fit import _batch_rows, _segment_log_softmax, feature_rows
     from sly_scout_env.netfile import NeuralPolicy, load
 
     torch.manual_seed(derive_seed(cfg.seed, g, 4) % 2**31)
     torch.set_num_threads(1)
-    obs = torch.from_numpy(data["obs"])
-    mask = torch.from_numpy(data["mask"].astype(bool))
-    visits = torch.from_numpy(data["visits"])
-    target = visits / visits.sum(dim=1, keepdim=True).clamp_min(1e-9)
-    value = torch.from_numpy(data["value"])
-    n, d = obs.shape
+    features = get_game(cfg.game).optional_module("features")
+    mask = data["mask"].astype(bool)
+    n, d = data["obs"].shape
     a = mask.shape[1]
-
-    def mlp(outs):
-        sizes = [d] + list(cfg.hidden)
-        layers = []
-        for i in range(len(cfg.hidden)):
-            layers += [torch.nn.Linear(sizes[i], sizes[i + 1]), torch.nn.ReLU()]
-        return torch.nn.Sequential(*layers, torch.nn.Linear(sizes[-1], outs))
-
-    policy, vnet = mlp(a), mlp(1)
+    # the legal moves of every decision, contiguous (distill_fit's layout): ids, offsets, visit shares
+    counts = mask.sum(axis=1)
+    off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    ids = np.nonzero(mask)[1].astype(np.int64)
+    visits = data["visits"][mask].astype(np.float64)
+    seg_all = np.repeat(np.arange(n), counts)
+    tot = np.bincount(seg_all, weights=visits, minlength=n)
+    share = torch.from_numpy((visits / np.maximum(tot, 1e-9)[seg_all]).astype(np.float32))
+    obs = torch.from_numpy(data["obs"])
+    value = torch.from_numpy(data["value"])
+    scorer = features is not None
+    if scorer:
+        rows = torch.from_numpy(feature_rows({"obs": data["obs"], "offsets": off, "ids": ids}, cfg.game, cfg.players))
+        policy = _mlp(torch, features.FEATURE_SIZE, cfg.hidden, 1)
+    else:
+        policy = _mlp(torch, d, cfg.hidden, a)
+    vnet = _mlp(torch, d, cfg.hidden, 1)
+    warm = []
     if init is not None:
         p = load(init)
-        linears = [m for m in policy if isinstance(m, torch.nn.Linear)]
-        vlinears = [m for m in vnet if isinstance(m, torch.nn.Linear)]
-        same = (p.meta.get("hidden") == list(cfg.hidden) and p.has_value and not p.scores_actions)
-        if same:
-            with torch.no_grad():
-                for m, (w, b) in zip(linears, p.layers + [p.head]):
-                    m.weight.copy_(torch.from_numpy(w))
-                    m.bias.copy_(torch.from_numpy(b))
-                for m, (w, b) in zip(vlinears, p.value_net[0] + [p.value_net[1]]):
-                    m.weight.copy_(torch.from_numpy(w))
-                    m.bias.copy_(torch.from_numpy(b))
+        if p.scores_actions == scorer and p.meta.get("hidden") == list(cfg.hidden):
+            _load_into(torch, policy, p.layers + [p.head])
+            warm.append("policy")
+        if p.has_value and p.meta.get("hidden") == list(cfg.hidden):
+            _load_into(torch, vnet, p.value_net[0] + [p.value_net[1]])
+            warm.append("value")
+    ids_t = torch.from_numpy(ids)
     opt = torch.optim.Adam(list(policy.parameters()) + list(vnet.parameters()), lr=cfg.learning_rate)
-    gen = torch.Generator().manual_seed(derive_seed(cfg.seed, g, 5) % 2**31)
+    rng = np.random.default_rng(derive_seed(cfg.seed, g, 5))
     t = time.perf_counter()
     ploss = vloss = float("nan")
     for _ in range(cfg.epochs):
-        order = torch.randperm(n, generator=gen)
+        order = rng.permutation(n)
         sums = [0.0, 0.0]
         for i in range(0, n, cfg.batch_size):
-            idx = order[i : i + cfg.batch_size]
-            z = policy(obs[idx]).masked_fill(~mask[idx], -1e9)
-            lp = torch.log_softmax(z, dim=1)
-            pl = -(target[idx] * lp).sum(dim=1).mean()
-            vl = torch.nn.functional.binary_cross_entropy_with_logits(vnet(obs[idx])[:, 0], value[idx])
+            dec = np.sort(order[i : i + cfg.batch_size])
+            r, seg = _batch_rows(off, dec)
+            r_t, seg_t = torch.from_numpy(r), torch.from_numpy(seg)
+            dec_t = torch.from_numpy(dec)
+            if scorer:
+                z = policy(rows[r_t])[:, 0]
+            else:
+                z = policy(obs[dec_t])[seg_t, ids_t[r_t]]
+            lp = _segment_log_softmax(torch, z, seg_t, len(dec))
+            pl = -(share[r_t] * lp).sum() / len(dec)
+            vl = torch.nn.functional.binary_cross_entropy_with_logits(vnet(obs[dec_t])[:, 0], value[dec_t])
             loss = pl + cfg.value_weight * vl
             opt.zero_grad()
             loss.backward()
             opt.step()
-            sums[0] += pl.item() * len(idx)
-            sums[1] += vl.item() * len(idx)
+            sums[0] += pl.item() * len(dec)
+            sums[1] += vl.item() * len(dec)
         ploss, vloss = sums[0] / n, sums[1] / n
     seconds = time.perf_counter() - t
-
-    def arrays(net):
-        return [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy())
-                for m in net if isinstance(m, torch.nn.Linear)]
-
-    pl_layers, vl_layers = arrays(policy), arrays(vnet)
-    meta = {"format_version": 2, "inputs": "observation", "game": cfg.game, "players": cfg.players,
-            "observation_size": int(d), "num_actions": int(a), "activation": "ReLU", "hidden": list(cfg.hidden),
-            "options": dict(cfg.options),
-            "trained": {"command": cfg.command, "method": "expert iteration (sly-scout exit)", "generation": g + 1,
-                        "samples": int(n), "date": time.strftime("%Y-%m-%d")}}
+    pl_layers, vl_layers = _arrays(torch, policy), _arrays(torch, vnet)
+    meta = {"format_version": 2, "inputs": "action_features" if scorer else "observation", "game": cfg.game,
+            "players": cfg.players, "observation_size": int(d), "num_actions": int(a), "activation": "ReLU",
+            "hidden": list(cfg.hidden), "options": dict(cfg.options),
+            "trained": {"command": cfg.command, "method": "expert iteration (sly-scout exit)", "generation": g,
+                        "samples": int(n), "warm_start": warm, "date": time.strftime("%Y-%m-%d")}}
+    if scorer:
+        meta["features"] = list(features.FEATURE_NAMES)
     net = NeuralPolicy(pl_layers[:-1], pl_layers[-1], meta, source=out_path,
                        value_net=(vl_layers[:-1], vl_layers[-1]))
     tmp = f"{out_path}.tmp{os.getpid()}.npz"
     net.save(tmp)
     os.replace(tmp, out_path)
-    log(f"generation {g}: fitted {n} decisions in {seconds:.0f} s (policy loss {ploss:.3f}, value loss {vloss:.3f})")
+    log(f"generation {g}: fitted {n} decisions in {seconds:.0f} s (policy loss {ploss:.3f}, value loss {vloss:.3f}"
+        f"{'; from ' + init if warm else ''})")
     return {"samples": int(n), "seconds": seconds, "policy_loss": ploss, "value_loss": vloss}
 
 
@@ -518,7 +582,7 @@ def run(cfg: ExitConfig, log=print) -> dict:
                 f": {'accepted' if gate['accepted'] else 'kept the best'}")
         if gate["accepted"]:
             _write_json(best_path, {"network": f"gen_{g:03d}", "path": net_path})
-        now_best = _read_json(best_path, NO_NETWORK)
+        now_best = _read_json(best_path) or initial_teacher(cfg)
         shards = load_shards(_shard_paths(cfg, g))
         record = {"generation": g, "teacher": teacher["network"], "games": shards["games"],
                   "decisions": int(len(shards["value"])), "selfplay_seconds": round(shards["seconds"], 1),
@@ -532,7 +596,7 @@ def run(cfg: ExitConfig, log=print) -> dict:
         g += 1
     clock.save()
     records = write_log(cfg)
-    best = _read_json(best_path, NO_NETWORK)
+    best = _read_json(best_path) or initial_teacher(cfg)
     if stopped == "hours":
         log(f"the --hours budget ({cfg.hours}) is spent after {clock.seconds / 3600:.2f} h; run the same command "
             "with more --hours to continue")

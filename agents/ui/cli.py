@@ -423,7 +423,7 @@ def run_distill(args, log=print) -> dict:
 
 def add_exit_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``exit`` sub-command (expert iteration, agents/training/exit.py; no torch import)."""
-    from sly_scout_env.agents.training.exit import ExitConfig
+    from sly_scout_env.agents.training.exit import GUIDE_USES, ExitConfig
 
     d = ExitConfig("scout", 2)
     p = subparsers.add_parser(
@@ -461,6 +461,12 @@ def add_exit_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=positive_int, default=d.batch_size, help=f"(default {d.batch_size})")
     p.add_argument("--learning-rate", type=float, default=d.learning_rate, help=f"(default {d.learning_rate})")
     p.add_argument("--value-weight", type=float, default=d.value_weight, help=f"(default {d.value_weight})")
+    p.add_argument("--guide", choices=tuple(GUIDE_USES), default=d.guide,
+                   help="what the expert takes from its network: the prior (PUCT), the value (ends simulations) "
+                        f"or both (default {d.guide})")
+    p.add_argument("--init", default=d.init, metavar="NET",
+                   help="the first expert's network: none (the plain search, default), shipped (the shipped neural "
+                        "network's prior) or a checkpoint path")
     p.add_argument("--gate-games", type=positive_int, default=d.gate_games,
                    help=f"arena games of each gate (default {d.gate_games})")
     p.add_argument("--workers", type=positive_int, default=d.workers, help=f"gate processes (default {d.workers})")
@@ -482,7 +488,7 @@ def run_exit(args, log=print) -> dict:
         games=args.games, shard_games=args.shard_games, temperature_moves=args.temperature_moves, noise=args.noise,
         noise_alpha=args.noise_alpha, window=args.window, hidden=list(args.hidden), epochs=args.epochs,
         batch_size=args.batch_size, learning_rate=args.learning_rate, value_weight=args.value_weight,
-        gate_games=args.gate_games, workers=args.workers, seed=args.seed, out=args.out, options=dict(args.options),
+        guide=args.guide, init=args.init, gate_games=args.gate_games, workers=args.workers, seed=args.seed, out=args.out, options=dict(args.options),
         command="sly-scout " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
     )
     try:

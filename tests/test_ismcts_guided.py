@@ -1,0 +1,199 @@
+"""The network inside the compiled search: the PUCT prior, the value cut-off, the root's noise.
+
+Against literal expectations: a value network of constant output makes every backed-up
+value that constant; a prior that puts all its mass on one move sends the visits there;
+the numpy and compiled value networks agree; the Dirichlet draws have the right mean.
+Then the guided expert in play: legal moves in every option set, the same moves whatever
+the thread count, moves that do not depend on cards the seat cannot know, and the
+refusals of bad guide settings.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import pytest
+
+from sly_scout_env import ismcts as K
+from sly_scout_env.agents import make
+from sly_scout_env.agents.bots.ismcts import search_role
+from sly_scout_env.games import get_game
+from sly_scout_env.kernels import net_value
+from sly_scout_env.netfile import CheckpointError, load
+from sly_scout_env.netpolicy import obs_size, search_nets
+from sly_scout_env.views import player_view
+
+from .agents.test_ismcts_scout import _swap_hidden, _with_known_cards
+from .agents.test_ismcts_sly import _twin_states as _sly_twins
+from .games import play_bots
+from .nets import random_expert, random_scorer
+from .test_ismcts import _option_sets, _root
+
+GAMES = [("sly", 2), ("sly", 4), ("scout", 2), ("scout", 4)]
+
+
+def _saved(tmp_path, net, name="net.npz"):
+    return net.save(str(tmp_path / name))
+
+
+@pytest.mark.parametrize("game,players", [("sly", 3), ("scout", 2)])
+def test_a_constant_value_network_is_what_every_simulation_backs_up(game, players):
+    env, seat, role, ad, row = _root(game, players)
+    net = random_expert(game, players, value_bias=0.8)
+    search = K.CompiledSearch(ad, role.KERNELS, iterations=120, guide=net, guide_prior=False, guide_value=True,
+                              guide_c=1.0)
+    search.search(row, seat, np.random.default_rng(0))
+    root = search.last_root
+    v = 1.0 / (1.0 + math.exp(-0.8))
+    assert root.visits == 120
+    for ch in root.children.values():
+        for s in range(players):
+            assert ch.value[s] == pytest.approx(v * ch.visits, rel=1e-5)
+
+
+@pytest.mark.parametrize("game,players", [("sly", 2), ("scout", 3)])
+def test_a_prior_on_one_move_sends_the_visits_to_it(game, players):
+    env, seat, role, ad, row = _root(game, players)
+    legal = np.flatnonzero(env.legal_action_mask())
+    n = ad.edge_keys(row, seat, np.zeros(ad.num_actions + 1, np.int64), np.zeros(ad.num_actions + 1, np.int64))
+    assert n > 1
+    favourite = int(legal[-1])
+    net = random_expert(game, players, favourite=favourite, value_bias=0.0)
+    search = K.CompiledSearch(ad, role.KERNELS, iterations=200, guide=net, guide_value=True, guide_c=50.0)
+    assert search.search(row, seat, np.random.default_rng(0)) == favourite
+    acts, visits = search.root_visits()
+    assert visits[list(acts).index(favourite)] > 0.9 * visits.sum()
+    assert visits.sum() == 200
+
+
+@pytest.mark.parametrize("game,players", GAMES)
+def test_the_compiled_value_network_matches_numpy(game, players):
+    net = random_expert(game, players, seed=3)
+    nets, ip, iv = search_nets(net)
+    assert (ip, iv) == (0, 1)
+    rng = np.random.default_rng(0)
+    obs = np.zeros(obs_size(net.observation_size, nets), dtype=np.float32)
+    for _ in range(20):
+        x = (rng.random(net.observation_size) < 0.1).astype(np.float32) * rng.integers(1, 4, net.observation_size)
+        obs[: net.observation_size] = x
+        assert net_value(nets, iv, obs) == pytest.approx(float(net.value(x)), rel=1e-4, abs=1e-6)
+
+
+def test_the_value_network_survives_a_save_and_load(tmp_path):
+    net = random_expert("scout", 3, seed=5)
+    back = load(_saved(tmp_path, net))
+    assert back.has_value
+    x = np.random.default_rng(1).random(net.observation_size).astype(np.float32)
+    assert float(back.value(x)) == pytest.approx(float(net.value(x)))
+    np.testing.assert_array_equal(back.logits(x), net.logits(x))
+
+
+def test_a_bad_value_network_is_refused_naming_the_layer(tmp_path):
+    net = random_expert("sly", 2)
+    layers, (w, b) = net.value_net
+    with pytest.raises(CheckpointError, match="the value output layer gives 2 values"):
+        type(net)(net.layers, net.head, net.meta, value_net=(layers, (np.vstack([w, w]), np.concatenate([b, b]))))
+    with pytest.raises(CheckpointError, match="value layer 0 holds non-finite weights"):
+        bad = [(np.full_like(layers[0][0], np.nan), layers[0][1])]
+        type(net)(net.layers, net.head, net.meta, value_net=(bad, (w, b)))
+    path = _saved(tmp_path, net)
+    arrays = dict(np.load(path, allow_pickle=False))
+    del arrays["vb_out"]
+    np.savez(str(tmp_path / "cut.npz"), **arrays)
+    with pytest.raises(CheckpointError, match=r"the value output layer \(vw_out, vb_out\) is missing"):
+        load(str(tmp_path / "cut.npz"))
+
+
+def test_a_checkpoint_without_a_value_network_cannot_end_simulations():
+    with pytest.raises(CheckpointError, match="has no value network"):
+        search_nets(random_scorer(2), value=True)
+    nets, ip, iv = search_nets(random_scorer(2), value=False)
+    assert (ip, iv) == (0, -1) and len(nets) > 0
+
+
+def test_the_dirichlet_draws_have_the_mean_of_their_concentration():
+    rng = np.zeros(1, dtype=np.int64)
+    rng[0] = 12345
+    for alpha in (0.3, 1.0, 2.5):
+        draws = [K._gamma(rng, alpha) for _ in range(20000)]
+        assert np.mean(draws) == pytest.approx(alpha, rel=0.05)
+        assert np.var(draws) == pytest.approx(alpha, rel=0.12)  # Gamma(alpha, 1): variance alpha
+        assert min(draws) > 0
+
+
+@pytest.mark.parametrize("game,players", GAMES)
+def test_the_guided_expert_plays_legal_moves_in_every_option_set(game, players, tmp_path):
+    spec = get_game(game)
+    for k, options in enumerate(_option_sets(spec)):
+        if "rounds" in spec.option_names and "rounds" not in options:
+            options = dict(options, rounds=1)
+        path = _saved(tmp_path, random_expert(game, players, options=options), f"net{k}.npz")
+        bots = [make("ismcts", game=game, iterations=12, guide="neural", guide_path=path, noise=0.25)
+                for _ in range(players)]
+        assert play_bots(game, players, options, 3 + k, bots)
+
+
+@pytest.mark.parametrize("use", [dict(guide_prior=False, guide_value=True), dict(guide_value=False), {}])
+def test_the_guided_expert_gives_the_same_moves_whatever_the_thread_count(use, tmp_path):
+    before = numba.get_num_threads()
+    runs = []
+    paths = {g: _saved(tmp_path, random_expert(g, p), f"{g}.npz") for g, p in (("sly", 3), ("scout", 2))}
+    try:
+        for threads in (1, numba.config.NUMBA_NUM_THREADS):
+            numba.set_num_threads(threads)
+            for game, players in (("sly", 3), ("scout", 2)):
+                options = {"rounds": 1} if "rounds" in get_game(game).option_names else {}
+                bots = [make("ismcts", game=game, iterations=30, guide="neural", guide_path=paths[game], noise=0.25,
+                             **use) for _ in range(players)]
+                runs.append(play_bots(game, players, options, 11, bots))
+    finally:
+        numba.set_num_threads(before)
+    half = len(runs) // 2
+    assert runs[:half] == runs[half:]
+
+
+def _twins(game):
+    """Two envs whose positions seat 0 cannot tell apart (hidden cards dealt otherwise)."""
+    if game == "sly":
+        return _sly_twins()
+    env = _with_known_cards(4, 12)
+    d2 = _swap_hidden(env.state_dict(), 0)
+    env2 = get_game("scout").raw_env(num_players=4)
+    env2.reset(seed=0)
+    env2.from_state_dict(d2)
+    return env, env2
+
+
+@pytest.mark.parametrize("game", ["sly", "scout"])
+@pytest.mark.parametrize("use", [dict(guide_prior=False, guide_value=True), dict(guide_value=False), {}])
+def test_the_guided_search_does_not_peek(game, use, tmp_path):
+    a, b = _twins(game)
+    players = a.num_players
+    da, db = a.state_dict(), b.state_dict()
+    assert da["hands"] != db["hands"] and player_view(da, 0) == player_view(db, 0)
+    path = _saved(tmp_path, random_expert(game, players))
+    moves, roots = [], []
+    for env in (a, b):
+        bot = make("ismcts", game=game, iterations=80, guide="neural", guide_path=path, noise=0.25, **use)
+        bot.reset(2024, game=game, num_players=players, seat=0, options={})
+        o = env.observe(env.agent_selection)
+        moves.append(bot.act(o["observation"], o["action_mask"], {"view": player_view(env.state_dict(), 0)}))
+        roots.append({k: (ch.visits, tuple(ch.value)) for k, ch in bot.search.last_root.children.items()})
+    assert moves[0] == moves[1]
+    assert roots[0] == roots[1]  # the whole search is the same, not just its answer
+    assert a.legal_action_mask()[moves[0]] == 1
+
+
+def test_a_guide_for_another_table_is_refused(tmp_path):
+    path = _saved(tmp_path, random_expert("scout", 3))
+    bot = make("ismcts", game="scout", guide="neural", guide_path=path)
+    with pytest.raises(CheckpointError, match="scout with 3 players"):
+        bot.reset(0, game="scout", num_players=2, seat=0, options={})
+
+
+def test_the_search_roles_provide_observe_and_logits():
+    for game in ("sly", "scout"):
+        kernels = dict(zip(K.KERNEL_NAMES, search_role(game).KERNELS))
+        assert kernels["observe"].__name__ == "k_observe" and kernels["logits"].__name__ == "k_logits"
