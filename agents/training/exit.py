@@ -21,9 +21,10 @@ match). Each **generation** ``g``:
    [0, 1]; the value target). The games are written in shards of ``--shard-games``.
 2. **Fit.** A new network (torch, ``--hidden`` layers: the policy an action scorer over each
    legal move's feature row where the game has a ``features`` module, as Scout does, else an
-   MLP from the observation to every action id; the value an MLP from the observation) is fitted on the shards of the last ``--window``
-   generations: cross-entropy to the visit distribution over the legal moves, plus the
-   logistic loss of the value. It starts from the current best network's weights.
+   MLP from the observation to every action id; the value an MLP from the observation) is
+   fitted on the shards of the last ``--window`` generations: cross-entropy to the visit
+   distribution over the legal moves, plus the logistic loss of the value. It starts from
+   the current best network's weights.
 3. **Gate.** The candidate's expert takes one seat against the current expert in every
    other seat, on ``--gate-games`` arena games (duplicate deals, every seating). It becomes
    the new best when its win share reaches parity (1 / players).

@@ -488,7 +488,8 @@ def run_exit(args, log=print) -> dict:
         games=args.games, shard_games=args.shard_games, temperature_moves=args.temperature_moves, noise=args.noise,
         noise_alpha=args.noise_alpha, window=args.window, hidden=list(args.hidden), epochs=args.epochs,
         batch_size=args.batch_size, learning_rate=args.learning_rate, value_weight=args.value_weight,
-        guide=args.guide, init=args.init, gate_games=args.gate_games, workers=args.workers, seed=args.seed, out=args.out, options=dict(args.options),
+        guide=args.guide, init=args.init, gate_games=args.gate_games, workers=args.workers, seed=args.seed,
+        out=args.out, options=dict(args.options),
         command="sly-scout " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
     )
     try:
