@@ -39,6 +39,7 @@ docs: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run.py --readme
 	$(PY) benchmarks/ismcts_speed.py --out benchmarks/ismcts_speed.md
+	$(PY) benchmarks/exit_speed.py --out benchmarks/exit_speed.md
 	$(PY) benchmarks/web_load.py --players 50 --games 2
 	$(PY) benchmarks/openspiel_speed.py
 

@@ -1,4 +1,5 @@
-"""Search speed: ISMCTS iterations per second, the Python search against the compiled one.
+"""Search speed: ISMCTS iterations per second, the Python search against the compiled one,
+and the compiled search with the network inside it (rollout against value).
 
     python benchmarks/ismcts_speed.py                 # every game and player count (a few minutes)
     python benchmarks/ismcts_speed.py --quick         # a smoke run
@@ -11,6 +12,14 @@ iteration and iterations per second, the median over ``--repeats`` timed passes 
 positions (a warm-up pass first: compilation is not counted), and the speed-up. The two
 engines run the same algorithm (``sly_scout_env.ismcts``'s docstring); they draw from
 different random streams, so their trees differ move by move, not in strength.
+
+The second table (``--guided``, on by default) times the compiled search with a network
+inside it at the same positions, greedy rollouts: the plain search, the shipped network's
+prior (PUCT; Scout's is an action scorer, Sly's reads the observation), a value network that
+ends each simulation at its new leaf (an MLP over the observation, ``--value-hidden``; random
+weights of the size ``sly-scout exit`` trains: the cost does not depend on the weights), and
+both. Microseconds per iteration; the last column is the value cut-off's speed-up over the
+plain search's rollouts.
 """
 
 from __future__ import annotations
@@ -55,14 +64,28 @@ def positions(game: str, players: int, count: int, seed: int = 0):
     return out
 
 
-def engine(kind: str, game: str, players: int, iterations: int, rollout: str):
+def engine(kind: str, game: str, players: int, iterations: int, rollout: str, guide=None, prior=True, value=False):
     role = search_role(game)
     ad = role.SearchAdapter(players, {})
     d = {**DEFAULTS, **ad.BOT_DEFAULTS}
     params = dict(iterations=iterations, rollout=rollout, value=d["value"], top_k=d["top_k"])
+    if guide is not None:
+        params.update(top_k=None, guide=guide, guide_c=d["guide_c"], guide_prior=prior, guide_value=value)
     if kind == "compiled":
         return CompiledSearch(ad, role.KERNELS, **params)
     return ISMCTS(ad, **params)
+
+
+def network_with_value(game: str, players: int, hidden: list):
+    """The shipped network of the table with a value network of ``hidden`` layers (random weights)."""
+    from sly_scout_env.netfile import NeuralPolicy, shipped_for
+
+    net = shipped_for(game, players)
+    rng = np.random.default_rng(0)
+    sizes = [net.observation_size, *hidden, 1]
+    value = [(rng.normal(size=(o, i)).astype(np.float32) * 0.1, np.zeros(o, np.float32))
+             for i, o in zip(sizes[:-1], sizes[1:])]
+    return NeuralPolicy(net.layers, net.head, net.meta, source=net.source, value_net=(value[:-1], value[-1]))
 
 
 def seconds_per_iteration(search, roots, repeats: int) -> float:
@@ -85,6 +108,10 @@ def main(argv=None) -> int:
     p.add_argument("--positions", type=int, default=40, help="positions per table (default 40)")
     p.add_argument("--iterations", type=int, default=300, help="iterations per search (the bot's default 300)")
     p.add_argument("--rollouts", default="random,greedy", help="rollout policies to time (default random,greedy)")
+    p.add_argument("--guided", action=argparse.BooleanOptionalAction, default=True,
+                   help="also time the search with the network inside (default on)")
+    p.add_argument("--value-hidden", type=lambda t: [int(x) for x in t.split(",")], default=[128, 128],
+                   help="layers of the timed value network (default 128,128)")
     p.add_argument("--out", default=None, help="also write the markdown table to this file")
     args = p.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
@@ -106,6 +133,27 @@ def main(argv=None) -> int:
                 cc = seconds_per_iteration(engine("compiled", spec.name, players, iterations, rollout), roots, repeats)
                 lines.append(f"| {spec.name} | {players} | {rollout} | {py * 1e6:,.1f} | {cc * 1e6:,.1f} | "
                              f"{1 / cc:,.0f} | {py / cc:.2f}x |")
+                print(lines[-1], flush=True)
+    if args.guided:
+        lines += [
+            "",
+            "The compiled search with the network inside it, greedy rollouts, µs per iteration "
+            f"(value network {','.join(map(str, args.value_hidden))}):",
+            "",
+            "| game | players | plain | prior (PUCT) | value cut-off | prior and value | value / plain speed-up |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for spec in all_games():
+            for players in spec.player_counts:
+                roots = positions(spec.name, players, count)
+                net = network_with_value(spec.name, players, args.value_hidden)
+                cells = []
+                for guide, prior, value in ((None, True, False), (net, True, False), (net, False, True),
+                                            (net, True, True)):
+                    search = engine("compiled", spec.name, players, iterations, "greedy", guide, prior, value)
+                    cells.append(seconds_per_iteration(search, roots, repeats))
+                lines.append(f"| {spec.name} | {players} | " + " | ".join(f"{c * 1e6:,.1f}" for c in cells)
+                             + f" | {cells[0] / cells[2]:.2f}x |")
                 print(lines[-1], flush=True)
     text = "\n".join(lines) + "\n"
     if args.out:

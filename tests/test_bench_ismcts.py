@@ -16,10 +16,18 @@ def test_the_speed_table_has_a_row_per_table_and_rollout(tmp_path):
     spec.loader.exec_module(mod)
     out = tmp_path / "t.md"
     assert mod.main(["--quick", "--rollouts", "random", "--out", str(out)]) == 0
-    rows = [ln for ln in out.read_text().splitlines() if ln.startswith("| ") and "players" not in ln]
+    text = out.read_text()
+    first, second = text.split("The compiled search with the network inside it")
+    rows = [ln for ln in first.splitlines() if ln.startswith("| ") and "players" not in ln]
     from sly_scout_env.games import all_games
 
-    assert len(rows) == sum(len(s.player_counts) for s in all_games())
+    tables = sum(len(s.player_counts) for s in all_games())
+    assert len(rows) == tables
     for row in rows:
         cells = [c.strip() for c in row.strip("|").split("|")]
         assert cells[2] == "random" and float(cells[3].replace(",", "")) > 0 and cells[6].endswith("x")
+    guided = [ln for ln in second.splitlines() if ln.startswith("| ") and "players" not in ln]
+    assert len(guided) == tables
+    for row in guided:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert all(float(c.replace(",", "")) > 0 for c in cells[2:6]) and cells[6].endswith("x")

@@ -81,8 +81,17 @@ legal), not one per visit, which would cost a forward pass per tree level per
 iteration. Availability counts replace the parent's visit count in the ``sqrt``, as in
 the UCB rule above. (A Scout checkpoint adds the move of ``greedy``, which breaks ties
 at random: a node keeps the draw of its first evaluation.) ``top_k`` widening, when on,
-still restricts the observer's edges first. ``guide=None`` (default) is the plain search
-above, move for move.
+still restricts the observer's edges first (``engine=python`` only). ``guide=None``
+(default) is the plain search above, move for move.
+
+The compiled search (``engine=compiled``, the default) runs the same rule inside Numba
+(the game's ``logits`` part encodes the mover's observation and evaluates either kind of
+network there), with three differences: the softmax runs over the edges the tree keeps
+(Scout's pruned moves included only when kept), a checkpoint's prior bot is not added, and
+there is no widening. There the network can also **end the simulations**: a checkpoint
+with a value network (``sly-scout exit`` writes them; ``guide_value``) scores the new leaf
+for every seat, each from its own observation, instead of a rollout; and self-play mixes
+Dirichlet noise into the root's prior (``noise``, ``noise_alpha``).
 
 Adapter protocol
 ----------------
@@ -146,9 +155,9 @@ VALUES = ("win", "score", "mixed")
 ROLLOUTS = ("random", "greedy", "neural")
 OPPONENTS = ("tree", "hybrid", "policy")
 GUIDES = ("neural",)  # besides None: what may weight the tree's exploration (see Guide)
-# Where the search runs: "compiled" (sly_scout_env.ismcts, the whole search inside Numba) or
-# "python" (the ISMCTS class below: the reference the compiled search is checked against, and
-# the guided search, whose network prior is evaluated in Python).
+# Where the search runs: "compiled" (sly_scout_env.ismcts, the whole search inside Numba, the
+# guide's networks too) or "python" (the ISMCTS class below: the reference the compiled search
+# is checked against, its guide's prior evaluated in Python).
 ENGINES = ("compiled", "python")
 # The defaults of the search parameters a game's adapter may change (its BOT_DEFAULTS):
 # value, top_k without a guide, top_k with one, guide_c.
@@ -497,9 +506,14 @@ class ISMCTSAgent(Agent):
     ``guide_c=0.1``; the generic ``guide_c=8.0`` was the best of 0.5, 2, 4, 8, 16 in Sly 2p
     at 0.05 s per move, docs/experiments/guided-search.md). Any other keyword
     is a parameter of the game's adapter (``PARAMS``, e.g. Scout's ``horizon`` and ``prune``).
-    ``engine``: ``"compiled"`` (the default without a guide: the whole search inside Numba,
-    ``sly_scout_env.ismcts``) or ``"python"`` (the reference search of this module; the guided
-    search runs there).
+    The network inside the compiled search, with a guide: ``guide_prior`` (True: its policy
+    ranks the edges), ``guide_value`` (``"auto"``: True when the checkpoint carries a value
+    network, which then ends every simulation at its new leaf instead of a rollout, see
+    ``sly_scout_env.ismcts``), ``noise`` (share of Dirichlet noise in the root's prior, 0
+    default: self-play exploration) and ``noise_alpha`` (its concentration, 0.3).
+    ``engine``: ``"compiled"`` (the default: the whole search inside Numba,
+    ``sly_scout_env.ismcts``, the guide's network included) or ``"python"`` (the reference
+    search of this module; its guide is the prior only).
     """
 
     name = "ismcts"
@@ -518,12 +532,10 @@ class ISMCTSAgent(Agent):
                 raise ValueError(f"{name}={flag!r} is not allowed; give true or false"
                                  + (" (or auto: true when the checkpoint has a value network)"
                                     if name == "guide_value" else ""))
-        for name, x, low in (("noise", noise, 0.0), ("noise_alpha", noise_alpha, 0.0)):
-            if isinstance(x, bool) or not isinstance(x, (int, float)) or not (low <= x) or (name == "noise" and x > 1):
-                raise ValueError(f"{name}={x!r} is not allowed; give a number "
-                                 + ("in [0, 1] (the share of Dirichlet noise in the root's prior)" if name == "noise"
-                                    else "> 0 (the Dirichlet concentration)"))
-        if noise_alpha <= 0:
+        if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0 <= noise <= 1:
+            raise ValueError(f"noise={noise!r} is not allowed; give a number in [0, 1] (the share of Dirichlet "
+                             "noise in the root's prior)")
+        if isinstance(noise_alpha, bool) or not isinstance(noise_alpha, (int, float)) or not noise_alpha > 0:
             raise ValueError(f"noise_alpha={noise_alpha!r} is not allowed; give a number > 0 (the Dirichlet "
                              "concentration)")
         if guide is None and (guide_prior is not True or guide_value not in ("auto", False) or noise):
