@@ -641,6 +641,39 @@ class ISMCTSAgent(Agent):
         return self.search.search(row, self.seat, self.rng)
 
 
+class ExpertAgent(ISMCTSAgent):
+    """``expert``: the compiled search with the table's network inside it (``ismcts:guide=neural``).
+
+    The network is the shipped one for the game and count (``path=FILE`` for yours, e.g. a
+    ``sly-scout exit`` generation): its policy is the PUCT prior and, when the checkpoint
+    carries a value network, that value ends the simulations. A checkpoint may state the
+    expert's tuning in ``meta["expert"]`` (``iterations``, ``guide_c``, ``guide_value``: what
+    its measurement chose, e.g. the iterations that take the default ``ismcts``'s time per
+    move); parameters given here win. Every other parameter is ``ismcts``'s.
+    """
+
+    name = "expert"
+    TUNABLE = ("iterations", "guide_c", "guide_value")
+
+    def __init__(self, game, path=None, **kwargs):
+        for banned in ("guide", "guide_path", "engine"):
+            if banned in kwargs:
+                raise ValueError(f"expert takes no {banned!r}: it is the compiled search guided by the network "
+                                 "(path=FILE for another checkpoint)")
+        self._given = set(kwargs)
+        super().__init__(game, guide="neural", guide_path=path, **kwargs)
+
+    def _new_search(self, adapter):
+        tuning = self._guide_agent.policy.meta.get("expert") or {}
+        if "iterations" not in self._given and "iterations" in tuning:
+            self.params["iterations"] = int(tuning["iterations"])
+        if "guide_c" not in self._given and "guide_c" in tuning:
+            self.guide_c = float(tuning["guide_c"])
+        if "guide_value" not in self._given and "guide_value" in tuning:
+            self.guide_options["guide_value"] = bool(tuning["guide_value"])
+        return super()._new_search(adapter)
+
+
 # The generic parameters (for the error naming the allowed ones).
 _GENERIC_PARAMS = ("iterations", "time_limit", "c", "rollout", "value", "score_scale", "top_k", "opponents", "guide",
                    "guide_path", "guide_c", "guide_prior", "guide_value", "noise", "noise_alpha", "engine")

@@ -197,6 +197,9 @@ def _register_builtins() -> None:
     register("ismcts", f"{bots}.ismcts:ISMCTSAgent", takes_game=True,
              description="information-set MCTS (SO-ISMCTS, availability counts) with compiled determinization "
                          "and rollouts; ismcts:guide=neural weights it by the network")
+    register("expert", f"{bots}.ismcts:ExpertAgent", takes_game=True,
+             description="the compiled ismcts with the table's network inside it (its prior for PUCT, its value "
+                         "network, when it has one, ending the simulations); expert:path=FILE.npz for yours")
     register("ppo", f"{bots}.ppo:PPOAgent",
              description="MaskablePPO checkpoint (ppo:path=RUN/final.zip; masked argmax, deterministic=false samples)")
     register("openspiel_ismcts", f"{bots}.openspiel_ismcts:OpenSpielISMCTSAgent", takes_game=True,
