@@ -93,7 +93,9 @@ F_SCORE_SCALE = 1  # points of margin that squash to tanh(1)
 F_GUIDE_C = 2  # PUCT exploration constant
 F_NOISE = 3  # share of Dirichlet noise in the root's prior (self-play exploration; 0: none)
 F_NOISE_ALPHA = 4  # the Dirichlet concentration of that noise
-F_SIZE = 5
+F_VALUE_MIX = 5  # weight of the value network at a leaf: 1 ends the simulation there, below 1 it is
+#                  mixed with the rollout's reward (AlphaGo's lambda; the rollout is then played)
+F_SIZE = 6
 OPP_TREE, OPP_HYBRID, OPP_POLICY = 0, 1, 2
 OPPONENT_CODES = {"tree": OPP_TREE, "hybrid": OPP_HYBRID, "policy": OPP_POLICY}
 VALUE_WIN, VALUE_SCORE, VALUE_MIXED = 0, 1, 2
@@ -481,11 +483,19 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
             mover = mover_fn(row)
         if expanded and guide < 0:  # (guided: counted when the children were made)
             ti[path[depth - 1], T_AVAIL] += 1  # a new child was available when it was created
-        # 4. score: the value network's estimate for every seat at the new leaf, or roll out
+        # 4. score: the value network's estimate for every seat at the new leaf, a rollout, or a mix
+        mix = fcfg[F_VALUE_MIX]
         if cutoff >= 0 and mover_fn(row) >= 0:
             for s in range(players):
                 observe_fn(row, s, gobs, prm)
-                rew[s] = net_value(gnets, cutoff, gobs)
+                pvals[s] = net_value(gnets, cutoff, gobs)
+            if mix < 1.0:
+                if rollout_fn(row, policy, iw, obs, prng, nets) != 0:
+                    return ERR_POLICY, ti, tf, ek, ev, ep
+                returns_fn(row, ret, iw, prm)
+                reward(ret, players, value, scale, rew)
+            for s in range(players):
+                rew[s] = pvals[s] if mix >= 1.0 else mix * pvals[s] + (1.0 - mix) * rew[s]
         else:
             if mover_fn(row) >= 0:
                 if rollout_fn(row, policy, iw, obs, prng, nets) != 0:
@@ -577,7 +587,7 @@ class CompiledSearch:
 
     def __init__(self, adapter, kernels, *, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="mixed",
                  score_scale=5.0, top_k=None, opponents="hybrid", guide=None, guide_c=8.0, guide_prior=True,
-                 guide_value=False, noise=0.0, noise_alpha=0.3):
+                 guide_value=False, value_mix=1.0, noise=0.0, noise_alpha=0.3):
         self.adapter = adapter
         self.kernels = tuple(kernels)
         self.iterations = iterations
@@ -596,6 +606,7 @@ class CompiledSearch:
         self.fcfg[F_GUIDE_C] = float(guide_c)
         self.fcfg[F_NOISE] = float(noise)
         self.fcfg[F_NOISE_ALPHA] = float(noise_alpha)
+        self.fcfg[F_VALUE_MIX] = float(value_mix)
         # the guide (a netfile.NeuralPolicy): its logits as the PUCT prior, its value network as the cut-off
         from .netpolicy import NO_NETS, obs_size, search_nets
 

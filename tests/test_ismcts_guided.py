@@ -197,3 +197,36 @@ def test_the_search_roles_provide_observe_and_logits():
     for game in ("sly", "scout"):
         kernels = dict(zip(K.KERNEL_NAMES, search_role(game).KERNELS))
         assert kernels["observe"].__name__ == "k_observe" and kernels["logits"].__name__ == "k_logits"
+
+
+@pytest.mark.parametrize("game,players", [("sly", 2), ("scout", 2)])
+def test_a_mixed_leaf_backs_up_the_value_and_the_rollout_half_each(game, players):
+    env, seat, role, ad, row = _root(game, players)
+    net = random_expert(game, players, value_bias=0.0)  # the value network says 0.5 everywhere
+    search = K.CompiledSearch(ad, role.KERNELS, iterations=120, guide=net, guide_prior=False, guide_value=True,
+                              value_mix=0.5)
+    search.search(row, seat, np.random.default_rng(0))
+    means = [ch.value[s] / ch.visits for ch in search.last_root.children.values() for s in range(players)]
+    assert all(0.25 - 1e-9 <= m <= 0.75 + 1e-9 for m in means)  # 0.5 * 0.5 + 0.5 * a reward in [0, 1]
+    assert len({round(m, 9) for m in means}) > 1  # the rollouts count: not the constant alone
+
+
+def test_the_expert_takes_its_tuning_from_the_checkpoint(tmp_path):
+    net = random_expert("sly", 2)
+    net.meta["expert"] = {"iterations": 17, "guide_c": 2.5, "value_mix": 0.5}
+    path = _saved(tmp_path, net)
+    bot = make("expert", game="sly", path=path)
+    bot.reset(0, game="sly", num_players=2, seat=0, options={})
+    assert bot.params["iterations"] == 17 and bot.guide_c == 2.5
+    assert bot.search.fcfg[K.F_VALUE_MIX] == 0.5 and bot.search.cfg[K.C_CUTOFF] >= 0
+    mine = make("expert", game="sly", path=path, iterations=9, guide_value=False)
+    mine.reset(0, game="sly", num_players=2, seat=0, options={})
+    assert mine.params["iterations"] == 9 and mine.search.cfg[K.C_CUTOFF] == -1  # what is given wins
+    shipped = make("expert", game="sly")
+    shipped.reset(0, game="sly", num_players=2, seat=0, options={})
+    assert shipped.search.cfg[K.C_GUIDE] >= 0 and shipped.params["iterations"] == 300
+    assert play_bots("sly", 2, {}, 1, [bot, make("greedy", game="sly")])
+    with pytest.raises(ValueError, match="expert takes no 'engine'"):
+        make("expert", game="sly", engine="python")
+    with pytest.raises(ValueError, match=r"value_mix=0 is not allowed; give a number in \(0, 1\]"):
+        make("expert", game="sly", value_mix=0)

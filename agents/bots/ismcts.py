@@ -509,7 +509,8 @@ class ISMCTSAgent(Agent):
     The network inside the compiled search, with a guide: ``guide_prior`` (True: its policy
     ranks the edges), ``guide_value`` (``"auto"``: True when the checkpoint carries a value
     network, which then ends every simulation at its new leaf instead of a rollout, see
-    ``sly_scout_env.ismcts``), ``noise`` (share of Dirichlet noise in the root's prior, 0
+    ``sly_scout_env.ismcts``), ``value_mix`` (the value's weight at a leaf, 1 default: below 1
+    the rollout is played too and the two mixed), ``noise`` (share of Dirichlet noise in the root's prior, 0
     default: self-play exploration) and ``noise_alpha`` (its concentration, 0.3).
     ``engine``: ``"compiled"`` (the default: the whole search inside Numba,
     ``sly_scout_env.ismcts``, the guide's network included) or ``"python"`` (the reference
@@ -521,7 +522,8 @@ class ISMCTSAgent(Agent):
 
     def __init__(self, game, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="auto",
                  score_scale=5.0, top_k="auto", opponents="hybrid", guide=None, guide_path=None, guide_c="auto",
-                 guide_prior=True, guide_value="auto", noise=0.0, noise_alpha=0.3, engine="auto", **adapter_params):
+                 guide_prior=True, guide_value="auto", value_mix=1.0, noise=0.0, noise_alpha=0.3, engine="auto",
+                 **adapter_params):
         super().__init__()
         if engine == "auto":
             engine = "compiled"
@@ -538,6 +540,9 @@ class ISMCTSAgent(Agent):
         if isinstance(noise_alpha, bool) or not isinstance(noise_alpha, (int, float)) or not noise_alpha > 0:
             raise ValueError(f"noise_alpha={noise_alpha!r} is not allowed; give a number > 0 (the Dirichlet "
                              "concentration)")
+        if isinstance(value_mix, bool) or not isinstance(value_mix, (int, float)) or not 0 < value_mix <= 1:
+            raise ValueError(f"value_mix={value_mix!r} is not allowed; give a number in (0, 1] (the value network's "
+                             "weight at a leaf; 1 ends the simulation there)")
         if guide is None and (guide_prior is not True or guide_value not in ("auto", False) or noise):
             raise ValueError("guide_prior, guide_value and noise shape the network inside the search: give "
                              "guide=neural with them")
@@ -559,8 +564,8 @@ class ISMCTSAgent(Agent):
         if engine == "compiled" and guide is not None and top_k is not None:
             raise ValueError(f"top_k={top_k!r} with guide=neural: the compiled guided search ranks the moves by the "
                              "network's prior instead of widening (leave top_k at auto, or give engine=python)")
-        self.guide_options = dict(guide_prior=guide_prior, guide_value=guide_value, noise=float(noise),
-                                  noise_alpha=float(noise_alpha))
+        self.guide_options = dict(guide_prior=guide_prior, guide_value=guide_value, value_mix=float(value_mix),
+                                  noise=float(noise), noise_alpha=float(noise_alpha))
         unknown = sorted(set(adapter_params) - set(cls.PARAMS))
         if unknown:
             allowed = sorted(set(_GENERIC_PARAMS) | set(cls.PARAMS))
@@ -647,13 +652,13 @@ class ExpertAgent(ISMCTSAgent):
     The network is the shipped one for the game and count (``path=FILE`` for yours, e.g. a
     ``sly-scout exit`` generation): its policy is the PUCT prior and, when the checkpoint
     carries a value network, that value ends the simulations. A checkpoint may state the
-    expert's tuning in ``meta["expert"]`` (``iterations``, ``guide_c``, ``guide_value``: what
+    expert's tuning in ``meta["expert"]`` (:data:`TUNABLE`: what
     its measurement chose, e.g. the iterations that take the default ``ismcts``'s time per
     move); parameters given here win. Every other parameter is ``ismcts``'s.
     """
 
     name = "expert"
-    TUNABLE = ("iterations", "guide_c", "guide_value")
+    TUNABLE = ("iterations", "guide_c", "guide_value", "value_mix")
 
     def __init__(self, game, path=None, **kwargs):
         for banned in ("guide", "guide_path", "engine"):
@@ -662,21 +667,28 @@ class ExpertAgent(ISMCTSAgent):
                                  "(path=FILE for another checkpoint)")
         self._given = set(kwargs)
         super().__init__(game, guide="neural", guide_path=path, **kwargs)
+        self._untuned = (dict(self.params), self.guide_c, dict(self.guide_options))
 
     def _new_search(self, adapter):
+        params, self.guide_c, options = self._untuned  # (another table's tuning does not carry over)
+        self.params, self.guide_options = dict(params), dict(options)
         tuning = self._guide_agent.policy.meta.get("expert") or {}
-        if "iterations" not in self._given and "iterations" in tuning:
-            self.params["iterations"] = int(tuning["iterations"])
-        if "guide_c" not in self._given and "guide_c" in tuning:
-            self.guide_c = float(tuning["guide_c"])
-        if "guide_value" not in self._given and "guide_value" in tuning:
-            self.guide_options["guide_value"] = bool(tuning["guide_value"])
+        for key in self.TUNABLE:
+            if key in self._given or key not in tuning:
+                continue
+            if key == "iterations":
+                self.params["iterations"] = int(tuning[key])
+            elif key == "guide_c":
+                self.guide_c = float(tuning[key])
+            else:
+                self.guide_options[key] = tuning[key]
         return super()._new_search(adapter)
 
 
 # The generic parameters (for the error naming the allowed ones).
 _GENERIC_PARAMS = ("iterations", "time_limit", "c", "rollout", "value", "score_scale", "top_k", "opponents", "guide",
-                   "guide_path", "guide_c", "guide_prior", "guide_value", "noise", "noise_alpha", "engine")
+                   "guide_path", "guide_c", "guide_prior", "guide_value", "value_mix", "noise", "noise_alpha",
+                   "engine")
 
 
 class _DummyAdapter:
