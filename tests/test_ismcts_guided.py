@@ -230,3 +230,17 @@ def test_the_expert_takes_its_tuning_from_the_checkpoint(tmp_path):
         make("expert", game="sly", engine="python")
     with pytest.raises(ValueError, match=r"value_mix=0 is not allowed; give a number in \(0, 1\]"):
         make("expert", game="sly", value_mix=0)
+
+
+@pytest.mark.slow
+def test_the_compiled_guided_search_plays_as_well_as_the_python_one():
+    # Both guided by the shipped Sly 2p network (prior only, as the Python search knows it), at
+    # equal iterations, duplicate deals, every seating; 600 games (see test_ismcts.py for why).
+    from sly_scout_env.agents import run_arena
+
+    result = run_arena("sly", 2, ["ismcts:iterations=40:guide=neural", "ismcts:iterations=40:guide=neural:engine=python"],
+                       games=600, seed=23, workers=2, progress=False)
+    compiled = next(s for s in result.stats if "engine" not in s.spec)
+    assert result.games >= 600
+    lo, hi = compiled.win_rate_ci95
+    assert hi >= 0.5, (compiled.win_rate, lo, hi)
