@@ -238,7 +238,8 @@ def test_the_compiled_guided_search_plays_as_well_as_the_python_one():
     # equal iterations, duplicate deals, every seating; 600 games (see test_ismcts.py for why).
     from sly_scout_env.agents import run_arena
 
-    result = run_arena("sly", 2, ["ismcts:iterations=40:guide=neural", "ismcts:iterations=40:guide=neural:engine=python"],
+    result = run_arena("sly", 2, ["ismcts:iterations=40:guide=neural",
+                                  "ismcts:iterations=40:guide=neural:engine=python"],
                        games=600, seed=23, workers=2, progress=False)
     compiled = next(s for s in result.stats if "engine" not in s.spec)
     assert result.games >= 600
