@@ -27,7 +27,9 @@ match). Each **generation** ``g``:
    the current best network's weights.
 3. **Gate.** The candidate's expert takes one seat against the current expert in every
    other seat, on ``--gate-games`` arena games (duplicate deals, every seating). It becomes
-   the new best when its win share reaches parity (1 / players).
+   the new best when its win share is above parity (1 / players): a tie keeps the best
+   (two experts that play alike tie every deal, e.g. in Sly, where the deal leaves little
+   to chance).
 4. **Log.** One row per generation in ``OUT/log.csv`` (decisions, fit losses, the gate's
    win share and interval over deals, wall time) and the learning curve ``OUT/curve.svg``.
 
@@ -573,7 +575,7 @@ def run(cfg: ExitConfig, log=print) -> dict:
                             progress=False)
             st = res.stats[0]
             gate = {"games": res.games, "deals": res.deals, "share": st.win_rate, "low": _finite(st.win_rate_ci95[0]),
-                    "high": _finite(st.win_rate_ci95[1]), "accepted": bool(st.win_rate >= 1.0 / cfg.players),
+                    "high": _finite(st.win_rate_ci95[1]), "accepted": bool(st.win_rate > 1.0 / cfg.players),
                     "seconds": time.perf_counter() - t, "candidate": cand, "best": best}
             _write_json(gate_file, gate)
             clock.save()

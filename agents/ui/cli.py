@@ -434,7 +434,7 @@ def add_exit_parser(subparsers) -> argparse.ArgumentParser:
                      "policy as the PUCT prior, its value network ending the simulations; the plain search "
                      "before any network) plays --games self-play games; a new network is fitted to the root "
                      "visits and the outcomes of the last --window generations; it becomes the best when its "
-                     "expert reaches parity against the best expert in the arena. Logs OUT/log.csv and "
+                     "expert scores above parity against the best expert in the arena. Logs OUT/log.csv and "
                      "OUT/curve.svg; every OUT/gen_*/net.npz is a neural checkpoint with a value network. A "
                      "stopped run continues when the same command is run again. See docs/training.md, "
                      "'Expert iteration'."),
