@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from sly_scout_env import ENV_IDS
@@ -95,3 +96,17 @@ def test_state_dict_before_reset_is_refused_alike_in_every_game(game):
     fresh = get_game(game).raw_env()
     fresh.from_state_dict(d)  # a loaded position counts as a start
     assert fresh.state_dict() == d
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_state_row_is_a_copy_of_the_position_for_the_search(game):
+    env = get_game(game).raw_env()
+    with pytest.raises(RuntimeError, match=r"call reset\(\) or from_state_dict\(\) before state_row\(\)"):
+        env.state_row()
+    env.reset(seed=3)
+    env.step(int(np.flatnonzero(env.legal_action_mask())[0]))
+    row = env.state_row()
+    before = env.state_dict()
+    assert row.dtype.name == "int64" and np.array_equal(row, env._state)  # (the engine's row, env._state)
+    row[:] = 0  # a copy: the env's position is untouched
+    assert env.state_dict() == before and np.array_equal(env.state_row(), env._state)

@@ -41,7 +41,7 @@ moment leaves either the old file or the new one)::
                              "plain" for the plain search)
     clock.json               wall time spent so far (``--hours`` counts it across runs)
     gen_000/teacher.json     the expert that plays this generation's games
-    gen_000/shard_000.npz    self-play decisions: obs, mask, visits, value, seat
+    gen_000/shard_000.npz    self-play decisions: obs, mask, visits, value, seat, game, horizon
     gen_000/net.npz          the network fitted after this generation (a neural checkpoint with a value network)
     gen_000/fit.json, gate.json, record.json
     log.csv, curve.svg       rebuilt from the records
@@ -232,7 +232,7 @@ def play_shard(cfg: ExitConfig, net: str | None, g: int, shard: int, games: int)
     env = spec.raw_env(num_players=p, **cfg.options)
     bots = [make("ismcts", game=cfg.game, **expert_kwargs(cfg, net, selfplay=True)) for _ in range(p)]
     rng = np.random.default_rng(derive_seed(cfg.seed, g, shard, 1))
-    obs_rows, masks, visit_rows, seats, values = [], [], [], [], []
+    obs_rows, masks, visit_rows, seats, values, game_ids, horizons = [], [], [], [], [], [], []
     ret_out = np.zeros(p, dtype=np.float64)
     for i in range(games):
         env.reset(seed=derive_seed(cfg.seed, g, shard, 2, i))
@@ -270,6 +270,8 @@ def play_shard(cfg: ExitConfig, net: str | None, g: int, shard: int, games: int)
                 visit_rows.append(dense)
                 seats.append(seat)
                 values.append(np.nan)
+                game_ids.append(i)
+                horizons.append(key)
                 decisions += 1
             env.step(action)
             row = env.state_row()
@@ -290,6 +292,8 @@ def play_shard(cfg: ExitConfig, net: str | None, g: int, shard: int, games: int)
         "visits": np.array(visit_rows, dtype=np.float32).reshape(len(visit_rows), -1),
         "value": np.array(values, dtype=np.float32),
         "seat": np.array(seats, dtype=np.int8),
+        "game": np.array(game_ids, dtype=np.int32),  # the game of the shard each decision is from
+        "horizon": np.array(horizons, dtype=np.int32),  # the stretch of play it was valued at (Scout: the round)
         "games": np.array(games),
     }
 

@@ -122,3 +122,21 @@ def test_bad_settings_are_refused_naming_the_value(tmp_path, flags, message):
     done = subprocess.run(_command(tmp_path / "x", 1, *flags), capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and message in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "x" / "gen_000").exists()
+
+
+def test_each_decision_is_valued_at_the_end_of_its_round(tmp_path):
+    # Scout's search values a position at the end of its round: every decision of one seat in
+    # one round of one game gets that seat's reward there; the rewards of a round's seats are
+    # those of the search's own measure (the squashed margin, value="score": they sum to 1 in 2p).
+    from sly_scout_env.agents.training.exit import play_shard
+
+    cfg = ExitConfig("scout", 2, iterations=6, games=2, temperature_moves=2, out=str(tmp_path))
+    shard = play_shard(cfg, None, 0, 0, 2)
+    assert set(shard["horizon"]) == {0, 1}  # 2 rounds a game (2 players)
+    assert set(shard["game"]) == {0, 1}
+    for g in (0, 1):
+        for h in (0, 1):
+            here = (shard["game"] == g) & (shard["horizon"] == h)
+            by_seat = {int(s): set(shard["value"][here & (shard["seat"] == s)].tolist()) for s in (0, 1)}
+            assert all(len(v) == 1 for v in by_seat.values()), by_seat
+            assert sum(v.pop() for v in by_seat.values()) == pytest.approx(1.0, abs=1e-6)
