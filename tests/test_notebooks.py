@@ -23,6 +23,7 @@ EXPECTED = {
     "03_compare_bots.ipynb": (["head-to-head", "BOTS COMPARED"], 3),
     "04_train_maskable_ppo.ipynb": (["vs random", "ppo vs random: win rate", "TRAINING NOTEBOOK OK"], 1),
     "05_learned_bots.ipynb": (["checkpoints", "neural vs greedy win share", "LEARNED BOTS OK"], 2),
+    "06_expert_iteration.ipynb": (["generation 1:", "expert vs ismcts win share", "EXPERT ITERATION OK"], 1),
 }
 
 
