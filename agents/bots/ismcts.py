@@ -658,7 +658,7 @@ class ExpertAgent(ISMCTSAgent):
     """
 
     name = "expert"
-    TUNABLE = ("iterations", "guide_c", "guide_value", "value_mix")
+    TUNABLE = ("iterations", "guide_c", "guide_prior", "guide_value", "value_mix")
 
     def __init__(self, game, path=None, **kwargs):
         for banned in ("guide", "guide_path", "engine"):

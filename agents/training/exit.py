@@ -52,7 +52,8 @@ seed (the same games). ``--hours`` and ``--generations`` bound the run (both may
 rerun); the run stops cleanly between two pieces of work.
 
 Every network written is a ``neural`` checkpoint (``neural:path=OUT/gen_003/net.npz``: the
-raw policy) and an expert (``ismcts:guide=neural:guide_path=OUT/gen_003/net.npz``).
+raw policy) and an expert (``expert:path=OUT/gen_003/net.npz``: its ``meta["expert"]`` says
+what the run's expert took from it, ``--guide``, and at how many iterations).
 """
 
 from __future__ import annotations
@@ -442,6 +443,9 @@ def fit(cfg: ExitConfig, data: dict, init: str | None, out_path: str, g: int, lo
                         "samples": int(n), "warm_start": warm, "date": time.strftime("%Y-%m-%d")}}
     if scorer:
         meta["features"] = list(features.FEATURE_NAMES)
+    # The expert bot's tuning (agents/bots/ismcts.py, ExpertAgent): what this run's expert takes from it.
+    prior, value_use = GUIDE_USES[cfg.guide]
+    meta["expert"] = {"iterations": cfg.iterations, "guide_prior": prior, "guide_value": value_use}
     net = NeuralPolicy(pl_layers[:-1], pl_layers[-1], meta, source=out_path,
                        value_net=(vl_layers[:-1], vl_layers[-1]))
     tmp = f"{out_path}.tmp{os.getpid()}.npz"

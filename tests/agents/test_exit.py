@@ -69,6 +69,7 @@ def test_the_loop_runs_end_to_end_and_writes_usable_networks(tmp_path):
     assert np.all(shard["visits"].sum(axis=1) == 8)  # the root's visits: one per iteration
     net = load(str(out / "gen_001" / "net.npz"))
     assert net.has_value and net.meta["trained"]["method"].startswith("expert iteration")
+    assert net.meta["expert"] == {"iterations": 8, "guide_prior": True, "guide_value": True}  # --guide both
     path = str(out / "gen_001" / "net.npz")
     assert play_bots("sly", 2, {}, 1, [make("neural", path=path), make("ismcts", game="sly", iterations=8,
                                                                        guide="neural", guide_path=path)])
