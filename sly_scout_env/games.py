@@ -130,6 +130,15 @@ class GameSpec:
             return []
         return sorted((f for f in root.iterdir() if f.name.endswith(".npz")), key=lambda f: f.name)
 
+    def expert_files(self) -> list:
+        """The shipped expert networks of the game (package data ``checkpoints/experts/*.npz``:
+        networks trained inside the search, with a value network, for the ``expert`` bot),
+        sorted by name; [] without any."""
+        root = importlib.resources.files(self.package) / "checkpoints" / "experts"
+        if not root.is_dir():
+            return []
+        return sorted((f for f in root.iterdir() if f.name.endswith(".npz")), key=lambda f: f.name)
+
     def checkpoint_file(self, name: str):
         """The shipped checkpoint file ``name`` (e.g. ``"scout_2p.npz"``); ValueError naming those shipped."""
         for f in self.checkpoint_files():

@@ -409,6 +409,24 @@ def shipped() -> list[NeuralPolicy]:
     return out
 
 
+def shipped_expert_for(game: str, players: int, options: dict | None = None) -> NeuralPolicy | None:
+    """The shipped expert network for a table (``GameSpec.expert_files``), or None when the
+    table has none (the ``expert`` bot then puts the ``neural`` checkpoint inside the search)."""
+    from importlib.resources import as_file
+
+    from .games import get_game
+
+    spec = get_game(game)
+    options = {k: v for k, v in (options or {}).items() if k in spec.option_names}
+    size = table_sizes(game, players, json.dumps(options, sort_keys=True, default=str))[0]
+    for resource in spec.expert_files():
+        with as_file(resource) as path:
+            p = load(str(path))
+        if p.players == players and p.observation_size == size:
+            return p
+    return None
+
+
 def shipped_for(game: str, players: int, options: dict | None = None) -> NeuralPolicy:
     """The shipped checkpoint for a table; CheckpointError naming what exists when there is none."""
     from .games import get_game

@@ -245,3 +245,24 @@ def test_the_compiled_guided_search_plays_as_well_as_the_python_one():
     assert result.games >= 600
     lo, hi = compiled.win_rate_ci95
     assert hi >= 0.5, (compiled.win_rate, lo, hi)
+
+
+def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
+    from sly_scout_env.games import all_games
+    from sly_scout_env.netfile import shipped_expert_for, shipped_for
+
+    experts = [(spec.name, f.name) for spec in all_games() for f in spec.expert_files()]
+    assert ("sly", "sly_3p.npz") in experts
+    net = shipped_expert_for("sly", 3)
+    assert net.has_value and net.meta["trained"]["command"].startswith("sly-scout exit sly --players 3")
+    assert net.meta["expert"]["guide_value"] is True and net.meta["expert"]["iterations"] > 0
+    bot = make("expert", game="sly")
+    bot.reset(0, game="sly", num_players=3, seat=0, options={})
+    assert bot._guide_agent.policy.source == net.source and bot.search.cfg[K.C_CUTOFF] >= 0
+    assert bot.params["iterations"] == net.meta["expert"]["iterations"]
+    bot.reset(0, game="sly", num_players=2, seat=0, options={})  # a table without one: the neural checkpoint
+    assert shipped_expert_for("sly", 2) is None
+    assert bot._guide_agent.policy.source == shipped_for("sly", 2).source and bot.search.cfg[K.C_CUTOFF] == -1
+    assert bot.params["iterations"] == 300  # (the 3-player network's tuning does not carry over)
+    assert play_bots("sly", 3, {}, 2, [make("expert", game="sly", iterations=20)]
+                     + [make("greedy", game="sly") for _ in range(2)])

@@ -649,8 +649,10 @@ class ISMCTSAgent(Agent):
 class ExpertAgent(ISMCTSAgent):
     """``expert``: the compiled search with the table's network inside it (``ismcts:guide=neural``).
 
-    The network is the shipped one for the game and count (``path=FILE`` for yours, e.g. a
-    ``sly-scout exit`` generation): its policy is the PUCT prior and, when the checkpoint
+    The network is the table's shipped expert network (``checkpoints/experts/``, trained
+    inside the search by ``sly-scout exit``) or, for a table without one, its shipped
+    ``neural`` checkpoint (``path=FILE`` for yours, e.g. a ``sly-scout exit`` generation):
+    its policy is the PUCT prior and, when the checkpoint
     carries a value network, that value ends the simulations. A checkpoint may state the
     expert's tuning in ``meta["expert"]`` (:data:`TUNABLE`: what
     its measurement chose, e.g. the iterations that take the default ``ismcts``'s time per
@@ -666,8 +668,20 @@ class ExpertAgent(ISMCTSAgent):
                 raise ValueError(f"expert takes no {banned!r}: it is the compiled search guided by the network "
                                  "(path=FILE for another checkpoint)")
         self._given = set(kwargs)
+        self.path = path
         super().__init__(game, guide="neural", guide_path=path, **kwargs)
         self._untuned = (dict(self.params), self.guide_c, dict(self.guide_options))
+
+    def _reset_guide(self, seed) -> None:
+        """The table's network: ``path``, else the shipped expert network for the table
+        (``checkpoints/experts/``), else the shipped ``neural`` checkpoint."""
+        if self.path is None:
+            from sly_scout_env.agents.bots.neural import NeuralAgent
+            from sly_scout_env.netfile import shipped_expert_for
+
+            mine = shipped_expert_for(self.game, self.num_players, self.options)
+            self._guide_agent = NeuralAgent(path=None if mine is None else mine.source)
+        super()._reset_guide(seed)
 
     def _new_search(self, adapter):
         params, self.guide_c, options = self._untuned  # (another table's tuning does not carry over)
