@@ -17,6 +17,21 @@ prior, random or compiled-policy rollouts. Here every iteration runs inside Numb
 3. roll out to the end with a compiled policy, score with the game's ``returns``;
 4. back up one reward per seat along the path.
 
+With a **guide** (a ``netfile.NeuralPolicy`` passed to :class:`CompiledSearch`), the network
+goes inside the search (the ``ismcts`` bot's docstring, "Guide"):
+
+* the prior: at every node where the tree chooses, PUCT on the network's masked softmax for
+  the player to move, from that player's own observation of the determinization (the game's
+  ``logits`` part; either kind of checkpoint), summed over the moves behind each edge and
+  kept from the iteration that first saw the edge. Every available edge gets a child; an
+  unvisited one takes its parent's mean (first-play urgency). At the root the prior may be
+  mixed with Dirichlet noise (``noise``, ``noise_alpha``: self-play exploration), drawn
+  from the search's own word (Marsaglia and Tsang's gamma);
+* the value: a checkpoint with a value network ends the simulation at the new leaf: each
+  seat's reward is the network's estimate from that seat's observation (the game's
+  ``observe`` part), instead of a rollout (``value_mix`` below 1 plays the rollout too and
+  mixes the two).
+
 The tree lives in flat arrays, preallocated and reused across decisions: per node a
 visit count, an availability count and a value sum per seat (``tf``, ``ti``); per edge
 ``(node, key)`` an entry of an open-addressing hash table holding the child node (-1
