@@ -166,6 +166,16 @@ def _slot(ek, packed):
 
 
 @njit(cache=True)
+def _new_node(ti, tf, meta):
+    """A fresh node (zero statistics) at the end of the node arrays; returns its index."""
+    node = meta[M_NODES]
+    meta[M_NODES] += 1
+    ti[node, :] = 0
+    tf[node, :] = 0.0
+    return node
+
+
+@njit(cache=True)
 def _grow_edges(ek, ev, ep):
     n = ek.shape[0] * 2
     nk = np.full(n, E_EMPTY, dtype=np.int64)
@@ -363,11 +373,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
                     ek[s] = _pack(node, k)
                     meta[M_EDGES] += 1
                 if ev[s] < 0:
-                    child = meta[M_NODES]
-                    meta[M_NODES] += 1
-                    ti[child, :] = 0
-                    tf[child, :] = 0.0
-                    ev[s] = child
+                    ev[s] = _new_node(ti, tf, meta)
                 if apply_fn(row, a, iw) != 0:
                     return ERR_ENGINE, ti, tf, ek, ev, ep
                 node = ev[s]
@@ -400,11 +406,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
                 for g in range(m):
                     s = gslot[g]
                     if ev[s] < 0:
-                        ch = meta[M_NODES]
-                        meta[M_NODES] += 1
-                        ti[ch, :] = 0
-                        tf[ch, :] = 0.0
-                        ev[s] = ch
+                        ev[s] = _new_node(ti, tf, meta)
                     ch = ev[s]
                     ti[ch, T_AVAIL] += 1
                     v = ti[ch, T_VISITS]
@@ -457,10 +459,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
                                 pick = order[j]
                                 break
                             r -= 1
-                    child = meta[M_NODES]
-                    meta[M_NODES] += 1
-                    ti[child, :] = 0
-                    tf[child, :] = 0.0
+                    child = _new_node(ti, tf, meta)
                     ev[gslot[pick]] = child
                     expanded = True
                 else:
