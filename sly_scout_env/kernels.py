@@ -311,20 +311,27 @@ def _hidden(nets, o, x, work):
 
 
 @njit(cache=True)
+def _observation_trunk(nets, o, obs):
+    """The hidden layers of the observation network at offset ``o`` on ``obs[:in]`` (activations
+    in ``obs[in:]``): the last layer's activations, the head's first weight and its first bias."""
+    d = int(nets[o])
+    if obs.shape[0] < d + 2 * _net_half(nets, o):  # the kernels do not bounds-check: refuse, never overrun
+        raise ValueError("netpolicy: obs must hold netpolicy.obs_size(observation size, nets) floats")
+    x, p = _hidden(nets, o, obs[:d], obs[d:])
+    outs = int(nets[o + NET_HEADER + int(nets[o + 1])])
+    return x, p, p + outs * x.shape[0]
+
+
+@njit(cache=True)
 def net_move(nets, k, obs, legal, n, prior_action):
     """Network ``k``'s masked argmax over ``legal[:n]`` (ascending) for the observation in
     ``obs[:in]``, hidden activations in ``obs[in:]``; ``prior_action`` gets the prior weight."""
     o = int(nets[1 + k])
-    d = int(nets[o])
     prior_weight = nets[o + 4]
     if int(nets[o + 5]) != NET_OBSERVATION:
         raise ValueError("netpolicy.net_move: an action scorer's move is net_score_move's")
-    if obs.shape[0] < d + 2 * _net_half(nets, o):  # the kernels do not bounds-check: refuse, never overrun
-        raise ValueError("netpolicy.net_move: obs must hold netpolicy.obs_size(observation size, nets) floats")
-    x, p = _hidden(nets, o, obs[:d], obs[d:])
+    x, p, head_bias = _observation_trunk(nets, o, obs)
     width = x.shape[0]
-    outs = int(nets[o + NET_HEADER + int(nets[o + 1])])
-    head_bias = p + outs * width
     best = -1
     best_z = 0.0
     for i in range(n):
@@ -355,12 +362,8 @@ def net_logits(nets, k, obs, legal, n, out):
         return
     if int(nets[o + 5]) != NET_OBSERVATION:
         raise ValueError("netpolicy.net_logits: a value network gives no logits")
-    if obs.shape[0] < d + 2 * _net_half(nets, o):  # the kernels do not bounds-check: refuse, never overrun
-        raise ValueError("netpolicy.net_logits: obs must hold netpolicy.obs_size(observation size, nets) floats")
-    x, p = _hidden(nets, o, obs[:d], obs[d:])
+    x, p, head_bias = _observation_trunk(nets, o, obs)
     width = x.shape[0]
-    outs = int(nets[o + NET_HEADER + int(nets[o + 1])])
-    head_bias = p + outs * width
     for i in range(n):
         a = legal[i]
         out[i] = np.float64(_dot(x, nets[p + a * width : p + (a + 1) * width]) + nets[head_bias + a])

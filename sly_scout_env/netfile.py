@@ -370,29 +370,27 @@ def _read(path: str) -> NeuralPolicy:
         raise CheckpointError(f"neural checkpoint {path}: no readable 'meta' entry ({exc})") from None
     if not isinstance(meta, dict):
         raise CheckpointError(f"neural checkpoint {path}: 'meta' is not a JSON object")
-    layers = []
-    while f"w{len(layers)}" in arrays:
-        k = len(layers)
-        if f"b{k}" not in arrays:
-            raise CheckpointError(f"neural checkpoint {path}: w{k} has no bias b{k}")
-        layers.append((arrays[f"w{k}"], arrays[f"b{k}"]))
-    if "w_out" not in arrays or "b_out" not in arrays:
-        raise CheckpointError(f"neural checkpoint {path}: the output layer (w_out, b_out) is missing")
+    policy = _read_mlp(arrays, path, "", "the output layer")
     for name, a in arrays.items():
         if name not in ("format", "meta") and not np.issubdtype(a.dtype, np.floating):
             raise CheckpointError(f"neural checkpoint {path}: array {name} has dtype {a.dtype}, not floating point")
     value_net = None
     if "vw_out" in arrays or "vb_out" in arrays or "vw0" in arrays:
-        vlayers = []
-        while f"vw{len(vlayers)}" in arrays:
-            k = len(vlayers)
-            if f"vb{k}" not in arrays:
-                raise CheckpointError(f"neural checkpoint {path}: vw{k} has no bias vb{k}")
-            vlayers.append((arrays[f"vw{k}"], arrays[f"vb{k}"]))
-        if "vw_out" not in arrays or "vb_out" not in arrays:
-            raise CheckpointError(f"neural checkpoint {path}: the value output layer (vw_out, vb_out) is missing")
-        value_net = (vlayers, (arrays["vw_out"], arrays["vb_out"]))
-    return NeuralPolicy(layers, (arrays["w_out"], arrays["b_out"]), meta, source=path, value_net=value_net)
+        value_net = _read_mlp(arrays, path, "v", "the value output layer")
+    return NeuralPolicy(*policy, meta, source=path, value_net=value_net)
+
+
+def _read_mlp(arrays: dict, path: str, prefix: str, head_name: str) -> tuple:
+    """``(hidden layers, head)`` from the arrays ``{prefix}w0, {prefix}b0, ..., {prefix}w_out, {prefix}b_out``."""
+    layers = []
+    while f"{prefix}w{len(layers)}" in arrays:
+        k = len(layers)
+        if f"{prefix}b{k}" not in arrays:
+            raise CheckpointError(f"neural checkpoint {path}: {prefix}w{k} has no bias {prefix}b{k}")
+        layers.append((arrays[f"{prefix}w{k}"], arrays[f"{prefix}b{k}"]))
+    if f"{prefix}w_out" not in arrays or f"{prefix}b_out" not in arrays:
+        raise CheckpointError(f"neural checkpoint {path}: {head_name} ({prefix}w_out, {prefix}b_out) is missing")
+    return layers, (arrays[f"{prefix}w_out"], arrays[f"{prefix}b_out"])
 
 
 def shipped() -> list[NeuralPolicy]:
