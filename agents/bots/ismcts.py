@@ -447,8 +447,12 @@ class ISMCTS:
 
 
 def check_guide_c(guide_c) -> None:
-    if isinstance(guide_c, bool) or not (isinstance(guide_c, (int, float)) and guide_c >= 0):
-        raise ValueError(f"guide_c={guide_c!r} is not allowed; give a PUCT exploration constant >= 0")
+    # 0 is refused: with no exploration term and unvisited edges valued at the parent's mean,
+    # every simulation follows the first edge, and the search plays the first legal move
+    # (measured: 0.005 against plain ismcts in Sly 2p).
+    if isinstance(guide_c, bool) or not (isinstance(guide_c, (int, float)) and math.isfinite(guide_c)
+                                         and guide_c > 0):
+        raise ValueError(f"guide_c={guide_c!r} is not allowed; give a PUCT exploration constant > 0")
 
 
 def check_guide(guide, guide_path) -> None:
@@ -693,6 +697,7 @@ class ExpertAgent(ISMCTSAgent):
             if key == "iterations":
                 self.params["iterations"] = int(tuning[key])
             elif key == "guide_c":
+                check_guide_c(tuning[key])
                 self.guide_c = float(tuning[key])
             else:
                 self.guide_options[key] = tuning[key]

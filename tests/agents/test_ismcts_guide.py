@@ -147,8 +147,9 @@ def test_a_checkpoint_of_another_table_is_refused(monkeypatch):
 def test_bad_guide_parameters_name_what_is_allowed(tmp_path):
     with pytest.raises(ValueError, match=r"guide='network' is not allowed; allowed values: none, neural"):
         make("ismcts", game="sly", guide="network")
-    with pytest.raises(ValueError, match="guide_c=-1 is not allowed"):
-        make("ismcts", game="scout", guide="neural", guide_c=-1)
+    for bad in (-1, 0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match=f"guide_c={bad!r} is not allowed; give a PUCT exploration constant > 0"):
+            make("ismcts", game="scout", guide="neural", guide_c=bad)
     with pytest.raises(ValueError, match="needs a guide"):
         make("ismcts", game="sly", guide_path="x.npz")
     with pytest.raises(CheckpointError, match="missing.npz"):
