@@ -264,5 +264,15 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
     assert shipped_expert_for("sly", 2) is None
     assert bot._guide_agent.policy.source == shipped_for("sly", 2).source and bot.search.cfg[K.C_CUTOFF] == -1
     assert bot.params["iterations"] == 300  # (the 3-player network's tuning does not carry over)
+    # The neural checkpoint's own tuning (measured: docs/strength.md) sets the PUCT constant.
+    assert bot.guide_c == shipped_for("sly", 2).meta["expert"]["guide_c"] == 1.0
+    bot.reset(0, game="sly", num_players=3, seat=0, options={})
+    assert bot.guide_c == make("ismcts", game="sly", guide="neural").guide_c  # untuned there: the default
+    scout = make("expert", game="scout")
+    scout.reset(0, game="scout", num_players=2, seat=0, options={})
+    assert scout.guide_c == shipped_for("scout", 2).meta["expert"]["guide_c"] == 0.5
+    assert scout.search.fcfg[K.F_GUIDE_C] == 0.5  # over Scout's bot default (0.1), which the 3p table keeps
+    scout.reset(0, game="scout", num_players=3, seat=0, options={})
+    assert scout.search.fcfg[K.F_GUIDE_C] == 0.1
     assert play_bots("sly", 3, {}, 2, [make("expert", game="sly", iterations=20)]
                      + [make("greedy", game="sly") for _ in range(2)])
