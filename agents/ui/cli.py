@@ -42,6 +42,16 @@ def _layer_sizes(text: str) -> list:
     return sizes
 
 
+def _fractions(text: str) -> list:
+    try:
+        shares = [float(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of numbers") from None
+    if not shares or any(not (0 < f <= 1) for f in shares) or shares != sorted(set(shares)) or shares[-1] != 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give increasing shares in (0, 1] ending at 1, e.g. 0.25,0.5,1")
+    return shares
+
+
 def _players_help() -> str:
     return "player count (" + "; ".join(
         f"{g.name} {g.player_counts[0]}-{g.player_counts[-1]}, default {g.default_players}" for g in all_games()) + ")"
@@ -382,6 +392,9 @@ def add_distill_parser(subparsers) -> argparse.ArgumentParser:
                    help=f"targets are visits ** (1/T), normalised (default {d.temperature})")
     p.add_argument("--learning-rate", type=float, default=d.learning_rate, help=f"(default {d.learning_rate})")
     p.add_argument("--batch-size", type=positive_int, default=d.batch_size, help=f"decisions (default {d.batch_size})")
+    p.add_argument("--curve", type=_fractions, default=d.curve, metavar="F1,F2,...",
+                   help="shares of the decisions fitted and evaluated, increasing, ending at 1 "
+                        f"(default {','.join(map(str, d.curve))}; 1: only the final fit)")
     p.add_argument("--eval-games", type=positive_int, default=d.eval_games,
                    help=f"arena games per curve point and bot (default {d.eval_games})")
     p.add_argument("--eval-opponents", type=_bot_list, default=d.eval_opponents, metavar="A,B",
@@ -404,7 +417,8 @@ def run_distill(args, log=print) -> dict:
         game=args.game, players=players, minutes=args.minutes, decisions=args.decisions, workers=args.workers,
         teacher=args.teacher, dagger=args.dagger, hidden=list(args.hidden), epochs=args.epochs,
         temperature=args.temperature,
-        learning_rate=args.learning_rate, batch_size=args.batch_size, eval_games=args.eval_games,
+        learning_rate=args.learning_rate, batch_size=args.batch_size, curve=list(args.curve),
+        eval_games=args.eval_games,
         eval_opponents=list(args.eval_opponents), eval_workers=args.eval_workers, seed=args.seed, out=args.out,
         options=dict(args.options), command="sly-scout " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
     )

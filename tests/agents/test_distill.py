@@ -172,3 +172,15 @@ def test_the_command_line_refuses_bad_input_by_name():
         main(["distill", "sly", "--players", "2"])
     with pytest.raises(SystemExit, match="dagger=1.5 is not allowed"):
         main(["distill", "scout", "--players", "2", "--dagger", "1.5"])
+
+
+def test_the_curve_flag_is_parsed_and_bad_curves_named(capsys):
+    from sly_scout_env.agents.ui.cli import build_parser
+
+    args = build_parser().parse_args(["distill", "scout", "--curve", "0.5,1"])
+    assert args.curve == [0.5, 1.0]
+    assert build_parser().parse_args(["distill", "scout"]).curve == [0.25, 0.5, 1.0]
+    for bad, why in (("0.5,0.2,1", "increasing shares"), ("0.5", "ending at 1"), ("x", "not a comma-separated")):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(["distill", "scout", "--curve", bad])
+        assert why in capsys.readouterr().err
