@@ -251,20 +251,26 @@ def table(s: dict, iterations: int, max_games: int) -> str:
     return "\n".join(lines)
 
 
-def hard_timing(spec: str = "ismcts:iterations=1000", moves: int = 40, seed: int = 2) -> list[tuple]:
-    """Seconds per move of the Hard opponent (every seat played by it), by game and players:
-    [(game, players, median, slowest)] (the numbers of ``words.HARD_SECONDS``)."""
+def hard_timing(spec: str | None = None, moves: int = 40, seed: int = 2, tables=None) -> list[tuple]:
+    """Seconds per move of the Hard opponent (every seat played by it; ``spec``: the web
+    table's Hard bot of each table, ``words.level_spec``), by game and players (``tables``:
+    only these (game, players) pairs): [(game, players, spec, median, slowest)] (the
+    numbers of ``words.HARD_SECONDS``)."""
     sys.path.insert(0, str(ROOT))
     from sly_scout_env.agents.bots.registry import make_from_spec
+    from sly_scout_env.agents.ui.web.words import LEVELS, level_spec
     from sly_scout_env.games import all_games
     from sly_scout_env.views import player_view
 
     out = []
     for g in all_games():
         for n in g.player_counts:
+            if tables is not None and (g.name, n) not in tables:
+                continue
+            table_spec = spec or level_spec("Hard", dict(LEVELS)["Hard"], g.name, n)
             env = g.raw_env(num_players=n)
             env.reset(seed=seed)
-            bots = [make_from_spec(spec, game=g.name) for _ in range(n)]
+            bots = [make_from_spec(table_spec, game=g.name) for _ in range(n)]
             for s, b in enumerate(bots):
                 b.reset(s, game=g.name, num_players=n, seat=s, options=g.default_options())
             times = []
@@ -277,7 +283,7 @@ def hard_timing(spec: str = "ismcts:iterations=1000", moves: int = 40, seed: int
                 times.append(time.perf_counter() - t0)
                 env.step(int(a))
             times = sorted(times[1:])  # the first move compiles
-            out.append((g.name, n, statistics.median(times), times[-1]))
+            out.append((g.name, n, table_spec, statistics.median(times), times[-1]))
     return out
 
 
@@ -291,12 +297,24 @@ def main(argv=None) -> int:
     p.add_argument("--max-games", type=int, default=None, help="the server's --max-games (default players + 4)")
     p.add_argument("--url", default=None, help="a server already running (no memory figures then)")
     p.add_argument("--hard-timing", action="store_true",
-                   help="only time the Hard opponent's moves (ismcts:iterations=1000) by game and players")
+                   help="only time the web table's Hard opponent's moves by game and players")
+    p.add_argument("--hard-spec", default=None,
+                   help="with --hard-timing: time this bot spec at every table instead of each table's Hard bot")
+    p.add_argument("--hard-table", action="append", default=None, metavar="GAME:PLAYERS",
+                   help="with --hard-timing: only this table (repeatable; default every game and count)")
     args = p.parse_args(argv)
     if args.hard_timing:
-        print("| game | players | median s per move | slowest |\n|---|---|---|---|")
-        for g, n, med, top in hard_timing():
-            print(f"| {g} | {n} | {med:.2f} | {top:.2f} |")
+        tables = None
+        if args.hard_table:
+            tables = set()
+            for t in args.hard_table:
+                game, _, n = t.partition(":")
+                if not n.isdigit():
+                    p.error(f"--hard-table {t!r}: give GAME:PLAYERS, e.g. sly:3")
+                tables.add((game, int(n)))
+        print("| game | players | bot | median s per move | slowest |\n|---|---|---|---|---|")
+        for g, n, spec, med, top in hard_timing(args.hard_spec, tables=tables):
+            print(f"| {g} | {n} | `{spec}` | {med:.2f} | {top:.2f} |")
         return 0
     max_games = args.max_games or args.players + 4
     server = None if args.url else Server(max_games)

@@ -25,3 +25,20 @@ def test_concurrent_players_a_slow_bot_and_no_game_lost():
     assert s["slow_s"] >= 1.0
     assert s["moves_during_slow"] >= 3, s
     assert s["p99_during_slow_ms"] < s["slow_s"] * 1000, s
+
+
+def test_hard_timing_plays_each_tables_hard_bot(monkeypatch):
+    from benchmarks.web_load import hard_timing
+    from sly_scout_env.agents.ui.web import words
+    from sly_scout_env.games import all_games
+
+    monkeypatch.setattr(words, "HARD_BY_TABLE", {("sly", 2): "expert:iterations=20"})
+    rows = hard_timing("ismcts:iterations=20", moves=3)
+    assert [(g, n) for g, n, *_ in rows] == [(g.name, n) for g in all_games() for n in g.player_counts]
+    assert {spec for _, _, spec, _, _ in rows} == {"ismcts:iterations=20"}
+    assert all(0 < med <= top for *_, med, top in rows)
+    monkeypatch.setattr(words, "LEVELS", [("Hard", "ismcts:iterations=20")])
+    specs = {(g, n): spec for g, n, spec, _, _ in hard_timing(moves=3)}
+    assert specs.pop(("sly", 2)) == "expert:iterations=20"
+    assert set(specs.values()) == {"ismcts:iterations=20"}
+    assert [r[:3] for r in hard_timing(moves=3, tables={("sly", 2)})] == [("sly", 2, "expert:iterations=20")]

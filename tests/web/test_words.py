@@ -11,7 +11,7 @@ import pytest
 from sly_scout_env.agents.bots.registry import registration
 from sly_scout_env.agents.ui.web.app import _game_setup
 from sly_scout_env.agents.ui.web.session import BadInput, WebGame, check_bot
-from sly_scout_env.agents.ui.web.words import for_people, levels, plural, seat_name
+from sly_scout_env.agents.ui.web.words import HARD_BY_TABLE, bot_label, for_people, levels, plural, seat_name
 from sly_scout_env.games import GAMES, get_game
 
 from ..nets import hide_shipped
@@ -82,9 +82,26 @@ def test_setup_words_levels_and_descriptions(game):
     assert hard["spec"].startswith("ismcts") and set(hard["seconds"]) == {str(n) for n in hard["players"]}
     medium = levels(game)[1]
     assert medium["spec"] == "neural" and medium["players"]
-    # Every level's bot is one the server accepts for those counts.
+    # Every level's bot is one the server accepts for those counts, at every count.
     for lv in levels(game):
         check_bot(lv["spec"], game, "bots[0]", {})
+        assert set(lv["specs"]) == set(lv["bots"]) == {str(n) for n in lv["players"]}
+        for n, spec in lv["specs"].items():
+            check_bot(spec, game, "bots[0]", {})
+            assert lv["bots"][n] == bot_label(spec)
+    # Hard is the table's measured strongest: HARD_BY_TABLE where the expert beat the search.
+    for n in hard["players"]:
+        assert hard["specs"][str(n)] == HARD_BY_TABLE.get((game, n), "ismcts:iterations=1000")
+        assert hard["bots"][str(n)].startswith("Hard ")
+
+
+def test_hard_at_a_table_can_be_another_bot(monkeypatch):
+    monkeypatch.setitem(HARD_BY_TABLE, ("sly", 3), "expert:iterations=700")
+    hard = levels("sly")[2]
+    assert hard["specs"]["3"] == "expert:iterations=700" and hard["bots"]["3"] == "Hard Expert"
+    assert hard["specs"]["2"] == HARD_BY_TABLE.get(("sly", 2), "ismcts:iterations=1000")
+    assert seat_name(1, 0, "expert:iterations=700") == "Hard Expert (seat 2)"
+    assert seat_name(1, 0, "expert:iterations=701") == "Expert (iterations 701) (seat 2)"
 
 
 def test_neural_only_where_a_network_is_shipped(monkeypatch):

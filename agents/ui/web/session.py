@@ -34,6 +34,7 @@ from sly_scout_env.views import player_view
 # Anything else (above all a file path) is refused.
 WEB_PARAMS: dict[str, dict[str, tuple]] = {
     "ismcts": {"iterations": (1, 5000), "time_limit": (0.01, 30.0)},
+    "expert": {"iterations": (1, 5000), "time_limit": (0.01, 30.0)},
     # OpenSpiel's ISMCTS needs at least 2 simulations a move.
     "openspiel_ismcts": {"iterations": (2, 2000), "time_limit": (0.01, 30.0)},
 }

@@ -15,13 +15,20 @@ from functools import cache
 
 from sly_scout_env.games import get_game
 
-BOT_LABELS = {"random": "Random", "greedy": "Greedy", "ismcts": "ISMCTS", "neural": "Neural", "ppo": "PPO"}
+BOT_LABELS = {"random": "Random", "greedy": "Greedy", "ismcts": "ISMCTS", "neural": "Neural", "ppo": "PPO",
+              "expert": "Expert"}
 
 # Opponents by strength (docs/strength.md): Easy is the compiled heuristic, Medium the shipped
-# network (for the tables it was trained on), Hard the information-set search at 1000
-# iterations a move. HARD_SECONDS: its time per move (median, slowest) on a 2-core machine,
-# by game and players: `python benchmarks/web_load.py --hard-timing` measures it again.
+# network (for the tables it was trained on), Hard the strongest bot measured for the table:
+# the information-set search at 1000 iterations a move, or, where it beat that search
+# head to head (HARD_BY_TABLE: docs/strength.md, "The web table's Hard level"), the expert
+# (the search with the table's network inside it). HARD_SECONDS: Hard's time per move
+# (median, slowest) on a 2-core machine, by game and players: `python
+# benchmarks/web_load.py --hard-timing` measures it again.
 LEVELS = [("Easy", "greedy"), ("Medium", "neural"), ("Hard", "ismcts:iterations=1000")]
+HARD_BY_TABLE: dict[tuple[str, int], str] = {
+    ("scout", 2): "expert:iterations=500", ("sly", 2): "expert:iterations=1000", ("sly", 3): "expert:iterations=1000",
+}
 HARD_SECONDS = {
     ("scout", 2): (0.02, 0.06), ("scout", 3): (0.04, 0.23), ("scout", 4): (0.09, 0.26), ("scout", 5): (0.12, 0.22),
     ("sly", 2): (0.02, 0.09), ("sly", 3): (0.11, 0.74), ("sly", 4): (0.24, 0.77),
@@ -41,9 +48,15 @@ def option_words(game: str, option) -> dict:
     return {"label": option.label or option.name, "words": option.words or option.help, "choice_labels": choices}
 
 
+def level_spec(level: str, bot: str, game: str, players: int) -> str:
+    """The bot a level plays at one table (Hard: :data:`HARD_BY_TABLE`, else the level's bot)."""
+    return HARD_BY_TABLE.get((game, players), bot) if level == "Hard" else bot
+
+
 def bot_label(spec: str) -> str:
     """``"ismcts:iterations=30"`` -> ``"ISMCTS (iterations 30)"``; a level's bot by its level (``"Hard ISMCTS"``)."""
-    for level, bot in LEVELS:
+    level_bots = [(level, bot) for level, bot in LEVELS] + [("Hard", bot) for bot in HARD_BY_TABLE.values()]
+    for level, bot in level_bots:
         if spec == bot and ":" in bot:
             return f"{level} {BOT_LABELS.get(bot.split(':')[0], bot)}"
     name, _, params = str(spec).partition(":")
@@ -80,6 +93,9 @@ def levels(game: str) -> list[dict]:
     for level, bot in LEVELS:
         counts = list(neural_counts(game)) if bot == "neural" else list(spec.player_counts)
         entry = {"level": level, "spec": bot, "players": counts, "bot": bot_label(bot)}
+        # The bot of each player count (a level may play another bot at some tables).
+        entry["specs"] = {str(n): level_spec(level, bot, game, n) for n in counts}
+        entry["bots"] = {n: bot_label(s) for n, s in entry["specs"].items()}
         if level == "Hard":
             entry["seconds"] = {str(n): list(HARD_SECONDS[(game, n)]) for n in counts if (game, n) in HARD_SECONDS}
         out.append(entry)

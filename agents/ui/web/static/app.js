@@ -166,8 +166,10 @@ const APP = {
     const out = [];
     for (const lv of g.levels) {
       if (!lv.players.includes(n)) continue;
-      const bot = g.bots.find(b => b.spec === lv.spec.split(":")[0]);
-      let label = `${lv.level}: ${lv.bot}`;
+      // A level may play another bot at some tables (Hard: the strongest measured there).
+      const spec = lv.specs[String(n)];
+      const bot = g.bots.find(b => b.spec === spec.split(":")[0]);
+      let label = `${lv.level}: ${lv.bots[String(n)]}`;
       let note = "";
       if (lv.seconds && lv.seconds[String(n)]) {
         const [med, top] = lv.seconds[String(n)];
@@ -175,8 +177,8 @@ const APP = {
           + "measured on a 2-core machine.";
         label += ` (about ${med.toFixed(2)} s a move)`;
       }
-      out.push({ value: `level:${lv.level}`, spec: lv.spec, label, group: "Levels", params: {},
-                 description: `${lv.level}: ${bot ? bot.description : lv.bot}.${note}` });
+      out.push({ value: `level:${lv.level}`, spec, label, group: "Levels", params: {},
+                 description: `${lv.level}: ${bot ? bot.description : lv.bots[String(n)]}.${note}` });
     }
     for (const b of g.bots) {
       if (b.players && !b.players.includes(n)) continue;
