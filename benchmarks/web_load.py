@@ -306,11 +306,16 @@ def main(argv=None) -> int:
     if args.hard_timing:
         tables = None
         if args.hard_table:
+            sys.path.insert(0, str(ROOT))
+            from sly_scout_env.games import all_games
+
+            known = {(g.name, n) for g in all_games() for n in g.player_counts}
             tables = set()
             for t in args.hard_table:
                 game, _, n = t.partition(":")
-                if not n.isdigit():
-                    p.error(f"--hard-table {t!r}: give GAME:PLAYERS, e.g. sly:3")
+                if not n.isdigit() or (game, int(n)) not in known:
+                    p.error(f"--hard-table {t!r} is not a table; give GAME:PLAYERS, one of "
+                            + ", ".join(f"{g}:{k}" for g, k in sorted(known)))
                 tables.add((game, int(n)))
         print("| game | players | bot | median s per move | slowest |\n|---|---|---|---|---|")
         for g, n, spec, med, top in hard_timing(args.hard_spec, tables=tables):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from benchmarks.web_load import Server, run_load
 
 
@@ -42,3 +44,12 @@ def test_hard_timing_plays_each_tables_hard_bot(monkeypatch):
     assert specs.pop(("sly", 2)) == "expert:iterations=20"
     assert set(specs.values()) == {"ismcts:iterations=20"}
     assert [r[:3] for r in hard_timing(moves=3, tables={("sly", 2)})] == [("sly", 2, "expert:iterations=20")]
+
+
+def test_hard_timing_refuses_an_unknown_table(capsys):
+    from benchmarks.web_load import main
+
+    with pytest.raises(SystemExit):
+        main(["--hard-timing", "--hard-table", "sly:5"])
+    err = capsys.readouterr().err
+    assert "--hard-table 'sly:5' is not a table" in err and "scout:2" in err and "sly:4" in err
