@@ -53,7 +53,8 @@ rerun); the run stops cleanly between two pieces of work.
 
 Every network written is a ``neural`` checkpoint (``neural:path=OUT/gen_003/net.npz``: the
 raw policy) and an expert (``expert:path=OUT/gen_003/net.npz``: its ``meta["expert"]`` says
-what the run's expert took from it, ``--guide``, and at how many iterations).
+what the run's expert took from it, ``--guide``, at how many iterations and, given
+``--guide-c``, with which PUCT constant).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from sly_scout_env.agents.bots.ismcts import check_guide_c
 from sly_scout_env.agents.bots.registry import format_spec, make
 from sly_scout_env.agents.evaluation.arena import derive_seed, run_arena
 from sly_scout_env.games import get_game
@@ -109,6 +111,7 @@ class ExitConfig:
     learning_rate: float = 1e-3
     value_weight: float = 1.0
     guide: str = "both"  # what the expert takes from the network: GUIDE_USES
+    guide_c: float | None = None  # the expert's PUCT constant (None: the search's default for the game)
     init: str = "none"  # the first expert's network: "none" (the plain search), "shipped", or a checkpoint path
     gate_games: int = 64
     workers: int = 1  # arena processes for the gate
@@ -139,6 +142,8 @@ class ExitConfig:
         if self.init not in ("none", "shipped") and not os.path.isfile(self.init):
             raise ValueError(f"init={self.init!r} is not allowed; give none, shipped or the path of a neural "
                              "checkpoint")
+        if self.guide_c is not None:
+            check_guide_c(self.guide_c)
         if self.guide not in GUIDE_USES:
             raise ValueError(f"guide={self.guide!r} is not allowed; allowed: {', '.join(GUIDE_USES)}")
         if not self.learning_rate > 0 or self.value_weight < 0 or not self.hidden or min(self.hidden) < 1:
@@ -214,6 +219,8 @@ def expert_kwargs(cfg: ExitConfig, net: str | None, selfplay: bool) -> dict:
         if not load(net).has_value:
             prior, value = True, False
         kw.update(guide="neural", guide_path=net, guide_prior=prior, guide_value=value)
+        if cfg.guide_c is not None:
+            kw["guide_c"] = cfg.guide_c
         if selfplay and cfg.noise > 0:
             kw.update(noise=cfg.noise, noise_alpha=cfg.noise_alpha)
     return kw
@@ -446,6 +453,8 @@ def fit(cfg: ExitConfig, data: dict, init: str | None, out_path: str, g: int, lo
     # The expert bot's tuning (agents/bots/ismcts.py, ExpertAgent): what this run's expert takes from it.
     prior, value_use = GUIDE_USES[cfg.guide]
     meta["expert"] = {"iterations": cfg.iterations, "guide_prior": prior, "guide_value": value_use}
+    if cfg.guide_c is not None:
+        meta["expert"]["guide_c"] = cfg.guide_c
     net = NeuralPolicy(pl_layers[:-1], pl_layers[-1], meta, source=out_path,
                        value_net=(vl_layers[:-1], vl_layers[-1]))
     tmp = f"{out_path}.tmp{os.getpid()}.npz"

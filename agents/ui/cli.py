@@ -478,6 +478,9 @@ def add_exit_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--guide", choices=tuple(GUIDE_USES), default=d.guide,
                    help="what the expert takes from its network: the prior (PUCT), the value (ends simulations) "
                         f"or both (default {d.guide})")
+    p.add_argument("--guide-c", type=float, default=d.guide_c, metavar="C",
+                   help="the expert's PUCT constant, weighing the prior against the values found (> 0; default: "
+                        "the search's default for the game)")
     p.add_argument("--init", default=d.init, metavar="NET",
                    help="the first expert's network: none (the plain search, default), shipped (the shipped neural "
                         "network's prior) or a checkpoint path")
@@ -502,7 +505,8 @@ def run_exit(args, log=print) -> dict:
         games=args.games, shard_games=args.shard_games, temperature_moves=args.temperature_moves, noise=args.noise,
         noise_alpha=args.noise_alpha, window=args.window, hidden=list(args.hidden), epochs=args.epochs,
         batch_size=args.batch_size, learning_rate=args.learning_rate, value_weight=args.value_weight,
-        guide=args.guide, init=args.init, gate_games=args.gate_games, workers=args.workers, seed=args.seed,
+        guide=args.guide, guide_c=args.guide_c, init=args.init, gate_games=args.gate_games, workers=args.workers,
+        seed=args.seed,
         out=args.out, options=dict(args.options),
         command="sly-scout " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
     )

@@ -24,7 +24,14 @@ pytestmark = [pytest.mark.train, pytest.mark.slow]
 require("torch", INSTALL_TRAIN)
 
 from sly_scout_env.agents import make  # noqa: E402
-from sly_scout_env.agents.training.exit import LOG_COLUMNS, ExitConfig, ResumeError, run  # noqa: E402
+from sly_scout_env.agents.training.exit import (  # noqa: E402
+    LOG_COLUMNS,
+    ExitConfig,
+    ResumeError,
+    expert_kwargs,
+    expert_spec,
+    run,
+)
 from sly_scout_env.netfile import load  # noqa: E402
 
 from ..games import play_bots  # noqa: E402
@@ -114,10 +121,29 @@ def test_other_settings_on_the_same_out_are_refused_in_one_line(tmp_path):
     assert done.returncode != 0 and "holds a run with" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_the_puct_constant_reaches_the_experts_and_the_checkpoints(tmp_path):
+    out = tmp_path / "run"
+    cfg = ExitConfig("sly", 2, iterations=8, games=1, gate_games=2, hidden=[8], epochs=1, generations=1,
+                     guide_c=2.5, out=str(out))
+    assert "guide_c" not in expert_kwargs(cfg, None, selfplay=True)  # the plain search has no prior
+    run(cfg, log=lambda msg: None)
+    path = str(out / "gen_000" / "net.npz")
+    assert expert_kwargs(cfg, path, selfplay=True)["guide_c"] == 2.5  # self-play
+    assert ":guide_c=2.5" in expert_spec(cfg, path)  # the gate
+    assert load(path).meta["expert"]["guide_c"] == 2.5  # expert:path=... plays with it
+    bot = make("expert", game="sly", path=path)
+    bot.reset(0, game="sly", num_players=2, seat=0, options={})
+    assert bot.guide_c == 2.5
+    untuned = ExitConfig(**{**cfg.__dict__, "guide_c": None, "out": str(tmp_path / "default")})
+    assert "guide_c" not in expert_kwargs(untuned, path, selfplay=True)
+
+
 @pytest.mark.parametrize("flags,message", [
     (["--guide", "rollout"], "invalid choice: 'rollout'"),
     (["--noise", "1.5"], "1.5"),
     (["--players", "6"], "--players 6 is not allowed for sly"),
+    (["--guide-c", "0"], "guide_c=0.0 is not allowed"),
+    (["--guide-c", "nan"], "guide_c=nan is not allowed"),
 ])
 def test_bad_settings_are_refused_naming_the_value(tmp_path, flags, message):
     done = subprocess.run(_command(tmp_path / "x", 1, *flags), capture_output=True, text=True, timeout=120)
