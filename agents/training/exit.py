@@ -6,7 +6,8 @@
 The **expert** is the compiled ISMCTS (``ismcts``) with the current network inside it:
 the network's policy ranks the edges (PUCT, ``guide=neural``) and its value network ends
 the simulations at a new leaf (``guide_value``; ``sly_scout_env/ismcts.py``; ``--guide``
-keeps only one of the two). Before any network has won its gate, the expert is the plain
+keeps only one of the two; ``--guide-c`` sets its PUCT constant, else the search's default for
+the game). Before any network has won its gate, the expert is the plain
 search, or with ``--init shipped`` the search guided by the shipped ``neural`` network's
 prior (it has no value network; the fits start from its weights when their layer sizes
 match). Each **generation** ``g``:
