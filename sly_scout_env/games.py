@@ -31,7 +31,9 @@ Where a game's behaviour lives: ``<package>.<role>`` for the roles of the contra
                  features for the neural checkpoints that score actions (Scout has it)
 
 and, as package data, ``checkpoints/<name>_<N>p.npz``: the ``neural`` networks shipped for
-the game (:meth:`GameSpec.checkpoint_files`), with their training logs in ``checkpoints/logs``.
+the game (:meth:`GameSpec.checkpoint_files`), with their training logs in ``checkpoints/logs``,
+and ``checkpoints/experts/*.npz``: the networks inside the ``expert`` bot where a table has its
+own (:meth:`GameSpec.expert_files`).
 The rules as implemented are in ``docs/<name>_rules.md``. The bots (``sly_scout_env.agents``,
 the app layer) are generic: they find each game's parts here and never name a game.
 
@@ -131,8 +133,9 @@ class GameSpec:
         return sorted((f for f in root.iterdir() if f.name.endswith(".npz")), key=lambda f: f.name)
 
     def expert_files(self) -> list:
-        """The shipped expert networks of the game (package data ``checkpoints/experts/*.npz``:
-        networks trained inside the search, with a value network, for the ``expert`` bot),
+        """The shipped expert networks of the game (package data ``checkpoints/experts/*.npz``,
+        for the ``expert`` bot: a network trained inside the search, with a value network, or
+        the network a table's expert was measured with when its ``neural`` one has moved on),
         sorted by name; [] without any."""
         root = importlib.resources.files(self.package) / "checkpoints" / "experts"
         if not root.is_dir():
