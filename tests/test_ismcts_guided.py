@@ -276,6 +276,8 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
     scout.reset(0, game="scout", num_players=3, seat=0, options={})
     assert scout._guide_agent.policy.source == shipped_expert_for("scout", 3).source != shipped_for("scout", 3).source
     assert scout.search.fcfg[K.F_GUIDE_C] == 0.5
+    scout.reset(0, game="scout", num_players=5, seat=0, options={})
+    assert scout.search.fcfg[K.F_GUIDE_C] == shipped_for("scout", 5).meta["expert"]["guide_c"] == 0.5
     scout.reset(0, game="scout", num_players=4, seat=0, options={})
     assert scout.search.fcfg[K.F_GUIDE_C] == 0.1
     assert play_bots("sly", 3, {}, 2, [make("expert", game="sly", iterations=20)]
