@@ -271,14 +271,16 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
     scout = make("expert", game="scout")
     scout.reset(0, game="scout", num_players=2, seat=0, options={})
     assert scout.guide_c == shipped_for("scout", 2).meta["expert"]["guide_c"] == 0.5
-    assert scout.search.fcfg[K.F_GUIDE_C] == 0.5  # over Scout's bot default (0.1), which the 4p table keeps
+    assert scout.search.fcfg[K.F_GUIDE_C] == 0.5  # over Scout's bot default (0.1)
     # Scout 3p: the expert keeps the network it was measured with, not the newer neural one.
     scout.reset(0, game="scout", num_players=3, seat=0, options={})
     assert scout._guide_agent.policy.source == shipped_expert_for("scout", 3).source != shipped_for("scout", 3).source
     assert scout.search.fcfg[K.F_GUIDE_C] == 0.5
-    scout.reset(0, game="scout", num_players=5, seat=0, options={})
-    assert scout.search.fcfg[K.F_GUIDE_C] == shipped_for("scout", 5).meta["expert"]["guide_c"] == 0.5
-    scout.reset(0, game="scout", num_players=4, seat=0, options={})
-    assert scout.search.fcfg[K.F_GUIDE_C] == 0.1
+    for n in (4, 5):
+        scout.reset(0, game="scout", num_players=n, seat=0, options={})
+        assert scout.search.fcfg[K.F_GUIDE_C] == shipped_for("scout", n).meta["expert"]["guide_c"] == 0.5
+    given = make("expert", game="scout", guide_c=0.1)  # a given constant wins over the tuning
+    given.reset(0, game="scout", num_players=4, seat=0, options={})
+    assert given.search.fcfg[K.F_GUIDE_C] == 0.1
     assert play_bots("sly", 3, {}, 2, [make("expert", game="sly", iterations=20)]
                      + [make("greedy", game="sly") for _ in range(2)])
