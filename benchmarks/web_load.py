@@ -251,12 +251,18 @@ def table(s: dict, iterations: int, max_games: int) -> str:
     return "\n".join(lines)
 
 
+def _package_on_path() -> None:
+    """The package of this checkout importable (the timing runs the bots in this process)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+
+
 def hard_timing(spec: str | None = None, moves: int = 40, seed: int = 2, tables=None) -> list[tuple]:
     """Seconds per move of the Hard opponent (every seat played by it; ``spec``: the web
     table's Hard bot of each table, ``words.level_spec``), by game and players (``tables``:
     only these (game, players) pairs): [(game, players, spec, median, slowest)] (the
     numbers of ``words.HARD_SECONDS``)."""
-    sys.path.insert(0, str(ROOT))
+    _package_on_path()
     from sly_scout_env.agents.bots.registry import make_from_spec
     from sly_scout_env.agents.ui.web.words import LEVELS, level_spec
     from sly_scout_env.games import all_games
@@ -306,7 +312,7 @@ def main(argv=None) -> int:
     if args.hard_timing:
         tables = None
         if args.hard_table:
-            sys.path.insert(0, str(ROOT))
+            _package_on_path()
             from sly_scout_env.games import all_games
 
             known = {(g.name, n) for g in all_games() for n in g.player_counts}

@@ -506,8 +506,7 @@ def run_exit(args, log=print) -> dict:
         noise_alpha=args.noise_alpha, window=args.window, hidden=list(args.hidden), epochs=args.epochs,
         batch_size=args.batch_size, learning_rate=args.learning_rate, value_weight=args.value_weight,
         guide=args.guide, guide_c=args.guide_c, init=args.init, gate_games=args.gate_games, workers=args.workers,
-        seed=args.seed,
-        out=args.out, options=dict(args.options),
+        seed=args.seed, out=args.out, options=dict(args.options),
         command="sly-scout " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
     )
     try:
