@@ -28,10 +28,11 @@ BOT_LABELS = {"random": "Random", "greedy": "Greedy", "ismcts": "ISMCTS", "neura
 LEVELS = [("Easy", "greedy"), ("Medium", "neural"), ("Hard", "ismcts:iterations=1000")]
 HARD_BY_TABLE: dict[tuple[str, int], str] = {
     ("scout", 2): "expert:iterations=500", ("scout", 3): "expert:iterations=500",
+    ("scout", 4): "expert:iterations=500", ("scout", 5): "expert:iterations=500",
     ("sly", 2): "expert:iterations=1000", ("sly", 3): "expert:iterations=1000", ("sly", 4): "expert:iterations=1000",
 }
 HARD_SECONDS = {
-    ("scout", 2): (0.02, 0.04), ("scout", 3): (0.05, 0.14), ("scout", 4): (0.09, 0.26), ("scout", 5): (0.12, 0.22),
+    ("scout", 2): (0.02, 0.04), ("scout", 3): (0.05, 0.14), ("scout", 4): (0.05, 0.13), ("scout", 5): (0.06, 0.09),
     ("sly", 2): (0.01, 0.04), ("sly", 3): (0.02, 0.03), ("sly", 4): (0.06, 0.23),
 }
 
