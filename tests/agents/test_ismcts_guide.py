@@ -111,7 +111,7 @@ def test_the_prior_steers_the_visits_to_the_networks_move(game, players, engine)
         root, agent, o = _guided_root(game, players, env, iterations=12, guide_c=20.0, engine=engine)
         visits = {k: ch.visits for k, ch in root.children.items()}
         favourite = max(root.guide, key=root.guide.get)
-        assert max(visits, key=visits.get) == favourite
+        assert visits[favourite] == max(visits.values())  # (a near-even second may tie it)
         # ... and that is the network's favourite among the edges (with its prior bot's move,
         # whichever legal move that was: Scout's greedy breaks ties at random)
         edges = np.array(sorted(root.guide))
