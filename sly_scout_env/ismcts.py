@@ -22,7 +22,8 @@ goes inside the search (the ``ismcts`` bot's docstring, "Guide"):
 
 * the prior: at every node where the tree chooses, PUCT on the network's masked softmax for
   the player to move, from that player's own observation of the determinization (the game's
-  ``logits`` part; either kind of checkpoint), summed over the moves behind each edge and
+  ``logits`` part; either kind of checkpoint; the logits divided by ``guide_temperature``,
+  1 by default: above 1 flattens the prior), summed over the moves behind each edge and
   kept from the iteration that first saw the edge. Every available edge gets a child; an
   unvisited one takes its parent's mean (first-play urgency). At the root the prior may be
   mixed with Dirichlet noise (``noise``, ``noise_alpha``: self-play exploration), drawn
@@ -110,7 +111,8 @@ F_NOISE = 3  # share of Dirichlet noise in the root's prior (self-play explorati
 F_NOISE_ALPHA = 4  # the Dirichlet concentration of that noise
 F_VALUE_MIX = 5  # weight of the value network at a leaf: 1 ends the simulation there, below 1 it is
 #                  mixed with the rollout's reward (AlphaGo's lambda; the rollout is then played)
-F_SIZE = 6
+F_GUIDE_T = 6  # temperature of the prior's softmax: above 1 flattens it, below 1 sharpens it
+F_SIZE = 7
 OPP_TREE, OPP_HYBRID, OPP_POLICY = 0, 1, 2
 OPPONENT_CODES = {"tree": OPP_TREE, "hybrid": OPP_HYBRID, "policy": OPP_POLICY}
 VALUE_WIN, VALUE_SCORE, VALUE_MIXED = 0, 1, 2
@@ -251,15 +253,15 @@ def _gamma(rng, alpha):
 
 
 @njit(cache=True)
-def _guide_priors(probs, n, m, gfirst, gnext, gslot, ep, root, rng, noise, alpha):
-    """The guide's softmax ``probs[:n]`` (logits in, probabilities out), summed per edge group,
-    into the prior of each group not yet set; at the root, mixed with Dirichlet noise."""
+def _guide_priors(probs, n, m, gfirst, gnext, gslot, ep, root, rng, noise, alpha, temperature):
+    """The guide's softmax ``probs[:n]`` at ``temperature`` (logits in, probabilities out), summed
+    per edge group, into the prior of each group not yet set; at the root, mixed with Dirichlet noise."""
     top = probs[0]
     for i in range(1, n):
         top = max(top, probs[i])
     total = 0.0
     for i in range(n):
-        probs[i] = np.exp(probs[i] - top)
+        probs[i] = np.exp((probs[i] - top) / temperature)
         total += probs[i]
     noisy = root and noise > 0.0
     ntotal = 0.0
@@ -398,7 +400,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
                     if np.isnan(ep[gslot[g]]):
                         logits_fn(row, mover, legal, n, iw, gobs, gnets, guide, pvals, prm)
                         _guide_priors(pvals, n, m, gfirst, gnext, gslot, ep, node == 0, rng, fcfg[F_NOISE],
-                                      fcfg[F_NOISE_ALPHA])
+                                      fcfg[F_NOISE_ALPHA], fcfg[F_GUIDE_T])
                         break
                 fpu = tf[node, mover] / ti[node, T_VISITS] if ti[node, T_VISITS] > 0 else 0.5
                 best = -np.inf
@@ -601,7 +603,7 @@ class CompiledSearch:
 
     def __init__(self, adapter, kernels, *, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="mixed",
                  score_scale=5.0, top_k=None, opponents="hybrid", guide=None, guide_c=8.0, guide_prior=True,
-                 guide_value=False, value_mix=1.0, noise=0.0, noise_alpha=0.3):
+                 guide_value=False, value_mix=1.0, noise=0.0, noise_alpha=0.3, guide_temperature=1.0):
         self.adapter = adapter
         self.kernels = tuple(kernels)
         self.iterations = iterations
@@ -621,6 +623,7 @@ class CompiledSearch:
         self.fcfg[F_NOISE] = float(noise)
         self.fcfg[F_NOISE_ALPHA] = float(noise_alpha)
         self.fcfg[F_VALUE_MIX] = float(value_mix)
+        self.fcfg[F_GUIDE_T] = float(guide_temperature)
         # the guide (a netfile.NeuralPolicy): its logits as the PUCT prior, its value network as the cut-off
         from .netpolicy import NO_NETS, obs_size, search_nets
 

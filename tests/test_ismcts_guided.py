@@ -213,12 +213,13 @@ def test_a_mixed_leaf_backs_up_the_value_and_the_rollout_half_each(game, players
 
 def test_the_expert_takes_its_tuning_from_the_checkpoint(tmp_path):
     net = random_expert("sly", 2)
-    net.meta["expert"] = {"iterations": 17, "guide_c": 2.5, "value_mix": 0.5}
+    net.meta["expert"] = {"iterations": 17, "guide_c": 2.5, "value_mix": 0.5, "guide_temperature": 2}
     path = _saved(tmp_path, net)
     bot = make("expert", game="sly", path=path)
     bot.reset(0, game="sly", num_players=2, seat=0, options={})
     assert bot.params["iterations"] == 17 and bot.guide_c == 2.5
     assert bot.search.fcfg[K.F_VALUE_MIX] == 0.5 and bot.search.cfg[K.C_CUTOFF] >= 0
+    assert bot.search.fcfg[K.F_GUIDE_T] == 2.0
     mine = make("expert", game="sly", path=path, iterations=9, guide_value=False)
     mine.reset(0, game="sly", num_players=2, seat=0, options={})
     assert mine.params["iterations"] == 9 and mine.search.cfg[K.C_CUTOFF] == -1  # what is given wins
@@ -230,6 +231,10 @@ def test_the_expert_takes_its_tuning_from_the_checkpoint(tmp_path):
         make("expert", game="sly", engine="python")
     with pytest.raises(ValueError, match=r"value_mix=0 is not allowed; give a number in \(0, 1\]"):
         make("expert", game="sly", value_mix=0)
+    net.meta["expert"] = {"guide_temperature": -1}  # a checkpoint's bad tuning is refused by name too
+    bad = make("expert", game="sly", path=_saved(tmp_path, net, "bad.npz"))
+    with pytest.raises(ValueError, match="guide_temperature=-1 is not allowed"):
+        bad.reset(0, game="sly", num_players=2, seat=0, options={})
 
 
 @pytest.mark.slow

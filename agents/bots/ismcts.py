@@ -446,13 +446,22 @@ class ISMCTS:
         return best_key, node.children[best_key]
 
 
+def _check_positive(name, value, what) -> None:
+    """Refuse a ``value`` that is not a finite number > 0, naming the parameter and ``what`` it is."""
+    if isinstance(value, bool) or not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+        raise ValueError(f"{name}={value!r} is not allowed; give {what}")
+
+
+def check_guide_temperature(temperature) -> None:
+    _check_positive("guide_temperature", temperature,
+                    "a number > 0 (the prior's logits are divided by it: above 1 flattens it)")
+
+
 def check_guide_c(guide_c) -> None:
     # 0 is refused: with no exploration term and unvisited edges valued at the parent's mean,
     # every simulation follows the first edge, and the search plays the first legal move
     # (measured: 0.005 against plain ismcts in Sly 2p).
-    if isinstance(guide_c, bool) or not (isinstance(guide_c, (int, float)) and math.isfinite(guide_c)
-                                         and guide_c > 0):
-        raise ValueError(f"guide_c={guide_c!r} is not allowed; give a PUCT exploration constant > 0")
+    _check_positive("guide_c", guide_c, "a PUCT exploration constant > 0")
 
 
 def check_guide(guide, guide_path) -> None:
@@ -514,8 +523,10 @@ class ISMCTSAgent(Agent):
     ranks the edges), ``guide_value`` (``"auto"``: True when the checkpoint carries a value
     network, which then ends every simulation at its new leaf instead of a rollout, see
     ``sly_scout_env.ismcts``), ``value_mix`` (the value's weight at a leaf, 1 default: below 1
-    the rollout is played too and the two mixed), ``noise`` (share of Dirichlet noise in the root's prior, 0
-    default: self-play exploration) and ``noise_alpha`` (its concentration, 0.3).
+    the rollout is played too and the two mixed), ``guide_temperature`` (the prior's logits are
+    divided by it, 1 default: above 1 flattens a sharp prior, so PUCT explores more), ``noise``
+    (share of Dirichlet noise in the root's prior, 0 default: self-play exploration) and
+    ``noise_alpha`` (its concentration, 0.3).
     ``engine``: ``"compiled"`` (the default: the whole search inside Numba,
     ``sly_scout_env.ismcts``, the guide's network included) or ``"python"`` (the reference
     search of this module; its guide is the prior only).
@@ -526,8 +537,8 @@ class ISMCTSAgent(Agent):
 
     def __init__(self, game, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="auto",
                  score_scale=5.0, top_k="auto", opponents="hybrid", guide=None, guide_path=None, guide_c="auto",
-                 guide_prior=True, guide_value="auto", value_mix=1.0, noise=0.0, noise_alpha=0.3, engine="auto",
-                 **adapter_params):
+                 guide_prior=True, guide_value="auto", value_mix=1.0, noise=0.0, noise_alpha=0.3, guide_temperature=1.0,
+                 engine="auto", **adapter_params):
         super().__init__()
         if engine == "auto":
             engine = "compiled"
@@ -547,15 +558,17 @@ class ISMCTSAgent(Agent):
         if isinstance(value_mix, bool) or not isinstance(value_mix, (int, float)) or not 0 < value_mix <= 1:
             raise ValueError(f"value_mix={value_mix!r} is not allowed; give a number in (0, 1] (the value network's "
                              "weight at a leaf; 1 ends the simulation there)")
-        if guide is None and (guide_prior is not True or guide_value not in ("auto", False) or noise):
-            raise ValueError("guide_prior, guide_value and noise shape the network inside the search: give "
-                             "guide=neural with them")
+        check_guide_temperature(guide_temperature)
+        if guide is None and (guide_prior is not True or guide_value not in ("auto", False) or noise
+                              or guide_temperature != 1):
+            raise ValueError("guide_prior, guide_value, guide_temperature and noise shape the network inside the "
+                             "search: give guide=neural with them")
         if guide is not None and guide_prior is False and guide_value is False:
             raise ValueError("guide=neural with guide_prior=false and guide_value=false uses the network for "
                              "nothing: keep the prior, the value or both")
-        if engine == "python" and (guide_value is True or noise or guide_prior is False):
-            raise ValueError("guide_value, guide_prior=false and noise run on engine=compiled only (the Python "
-                             "search is the reference of the prior-guided search)")
+        if engine == "python" and (guide_value is True or noise or guide_prior is False or guide_temperature != 1):
+            raise ValueError("guide_value, guide_prior=false, guide_temperature and noise run on engine=compiled "
+                             "only (the Python search is the reference of the prior-guided search)")
         self.engine = engine
         cls = adapter_class(game)
         defaults = {**DEFAULTS, **cls.BOT_DEFAULTS}
@@ -569,7 +582,8 @@ class ISMCTSAgent(Agent):
             raise ValueError(f"top_k={top_k!r} with guide=neural: the compiled guided search ranks the moves by the "
                              "network's prior instead of widening (leave top_k at auto, or give engine=python)")
         self.guide_options = dict(guide_prior=guide_prior, guide_value=guide_value, value_mix=float(value_mix),
-                                  noise=float(noise), noise_alpha=float(noise_alpha))
+                                  noise=float(noise), noise_alpha=float(noise_alpha),
+                                  guide_temperature=float(guide_temperature))
         unknown = sorted(set(adapter_params) - set(cls.PARAMS))
         if unknown:
             allowed = sorted(set(_GENERIC_PARAMS) | set(cls.PARAMS))
@@ -664,7 +678,7 @@ class ExpertAgent(ISMCTSAgent):
     """
 
     name = "expert"
-    TUNABLE = ("iterations", "guide_c", "guide_prior", "guide_value", "value_mix")
+    TUNABLE = ("iterations", "guide_c", "guide_prior", "guide_value", "value_mix", "guide_temperature")
 
     def __init__(self, game, path=None, **kwargs):
         for banned in ("guide", "guide_path", "engine"):
@@ -699,6 +713,9 @@ class ExpertAgent(ISMCTSAgent):
             elif key == "guide_c":
                 check_guide_c(tuning[key])
                 self.guide_c = float(tuning[key])
+            elif key == "guide_temperature":
+                check_guide_temperature(tuning[key])
+                self.guide_options[key] = float(tuning[key])
             else:
                 self.guide_options[key] = tuning[key]
         return super()._new_search(adapter)
@@ -707,7 +724,7 @@ class ExpertAgent(ISMCTSAgent):
 # The generic parameters (for the error naming the allowed ones).
 _GENERIC_PARAMS = ("iterations", "time_limit", "c", "rollout", "value", "score_scale", "top_k", "opponents", "guide",
                    "guide_path", "guide_c", "guide_prior", "guide_value", "value_mix", "noise", "noise_alpha",
-                   "engine")
+                   "guide_temperature", "engine")
 
 
 class _DummyAdapter:

@@ -103,6 +103,24 @@ def test_root_priors_are_the_networks_softmax_from_the_observers_observation(gam
                                atol=tol) for c in candidates)
 
 
+@pytest.mark.parametrize("temperature", (0.5, 3.0))
+@pytest.mark.parametrize("game,players", (("sly", 2), ("scout", 3)))
+def test_the_prior_temperature_divides_the_logits(game, players, temperature):
+    """``guide_temperature=T``: the root's priors are the softmax of the logits / T (renormalised
+    over the compiled search's edges); T above 1 gives a flatter prior than the network's own."""
+    for env in _positions(game, players, 3, seed=2):
+        root, agent, o = _guided_root(game, players, env, iterations=3, guide_temperature=temperature)
+        plain, _, _ = _guided_root(game, players, env, iterations=3)
+        legal = np.flatnonzero(o["action_mask"])
+        z = agent.policy.logits(o["observation"], o["action_mask"]).astype(np.float64)[legal]
+        edges = np.isin(legal, list(root.guide))
+        got = np.array([root.guide[int(a)] for a in legal[edges]])
+        want = _softmax(z / temperature)[edges]
+        assert np.allclose(got, want / want.sum(), atol=1e-5)
+        mine, theirs = max(root.guide.values()), max(plain.guide.values())
+        assert mine < theirs if temperature > 1 else mine > theirs  # (the positions have 3+ unequal moves)
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("game,players", (("sly", 2), ("scout", 2)))
 def test_the_prior_steers_the_visits_to_the_networks_move(game, players, engine):
@@ -150,6 +168,13 @@ def test_bad_guide_parameters_name_what_is_allowed(tmp_path):
     for bad in (-1, 0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match=f"guide_c={bad!r} is not allowed; give a PUCT exploration constant > 0"):
             make("ismcts", game="scout", guide="neural", guide_c=bad)
+    for bad in (0, -2.0, float("inf"), True, "hot"):
+        with pytest.raises(ValueError, match=f"guide_temperature={bad!r} is not allowed; give a number > 0"):
+            make("ismcts", game="sly", guide="neural", guide_temperature=bad)
+    with pytest.raises(ValueError, match="give guide=neural with them"):
+        make("ismcts", game="sly", guide_temperature=2)
+    with pytest.raises(ValueError, match="run on engine=compiled only"):
+        make("ismcts", game="sly", guide="neural", guide_temperature=2, engine="python")
     with pytest.raises(ValueError, match="needs a guide"):
         make("ismcts", game="sly", guide_path="x.npz")
     with pytest.raises(CheckpointError, match="missing.npz"):
