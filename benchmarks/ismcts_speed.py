@@ -20,6 +20,14 @@ ends each simulation at its new leaf (an MLP over the observation, ``--value-hid
 weights of the size ``sly-scout exit`` trains: the cost does not depend on the weights), and
 both. Microseconds per iteration; the last column is the value cut-off's speed-up over the
 plain search's rollouts.
+
+The third table (``--time-limit T``, 0.02 s by default; 0 skips it) is a time-limited move:
+the iterations the plain search and the expert (the shipped network's prior inside) get
+in ``T``, the search reading its deadline inside the kernel (one call a move, as the bots
+do) against the loop it replaced (a kernel call of 8 iterations, the clock read between
+calls), and the cost of one kernel call from Python with no iteration: Numba resolving
+the game's twelve compiled parts passed in, paid once a move now, once every 8
+iterations before.
 """
 
 from __future__ import annotations
@@ -101,6 +109,56 @@ def seconds_per_iteration(search, roots, repeats: int) -> float:
     return statistics.median(one_pass() for _ in range(repeats))
 
 
+OLD_CHUNK = 8  # iterations per kernel call of the replaced time-limit loop
+
+
+def chunked(search):
+    """``search`` with the replaced time-limit loop: kernel calls of OLD_CHUNK iterations until the deadline."""
+    real = search._run
+
+    def run(root, observer, iterations, deadline):
+        if deadline <= 0:
+            return real(root, observer, iterations, deadline)
+        done = 0
+        while done == 0 or time.perf_counter() < deadline:
+            done += real(root, observer, OLD_CHUNK, 0.0)
+        return done
+
+    search._run = run
+    return search
+
+
+def time_limited(game: str, players: int, roots, limit: float, repeats: int) -> list:
+    """Median iterations a move at ``limit`` (plain, expert; each in-kernel and chunked) and the
+    median microseconds of a zero-iteration kernel call."""
+    from sly_scout_env.netfile import shipped_for
+
+    cells = []
+    for guide in (None, shipped_for(game, players)):
+        for old in (False, True):
+            search = engine("compiled", game, players, 300, "greedy", guide)
+            search.iterations, search.time_limit = None, limit
+            if old:
+                chunked(search)
+            rng = np.random.default_rng(1)
+            counts = []
+            for r in range(repeats + 1):  # (the first pass warms up)
+                for row, seat in roots:
+                    search.search(row, seat, rng)
+                    if r:
+                        counts.append(search.last_iterations)
+            cells.append(statistics.median(counts))
+    search = engine("compiled", game, players, 300, "greedy")
+    row, seat = roots[0]
+    search.search(row, seat, np.random.default_rng(1))
+    calls = []
+    for _ in range(200):
+        t = time.perf_counter()
+        search._run(search._root_row, seat, 0, 0.0)
+        calls.append(time.perf_counter() - t)
+    return cells + [statistics.median(calls) * 1e6]
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="few positions and iterations, 1 repeat")
@@ -112,6 +170,8 @@ def main(argv=None) -> int:
                    help="also time the search with the network inside (default on)")
     p.add_argument("--value-hidden", type=lambda t: [int(x) for x in t.split(",")], default=[128, 128],
                    help="layers of the timed value network (default 128,128)")
+    p.add_argument("--time-limit", type=float, default=0.02,
+                   help="seconds a move of the time-limited table (default 0.02; 0: skip it)")
     p.add_argument("--out", default=None, help="also write the markdown table to this file")
     args = p.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
@@ -154,6 +214,24 @@ def main(argv=None) -> int:
                     cells.append(seconds_per_iteration(search, roots, repeats))
                 lines.append(f"| {spec.name} | {players} | " + " | ".join(f"{c * 1e6:,.1f}" for c in cells)
                              + f" | {cells[0] / cells[2]:.2f}x |")
+                print(lines[-1], flush=True)
+    if args.time_limit > 0:
+        lines += [
+            "",
+            f"A time-limited move ({args.time_limit * 1e3:g} ms, greedy rollouts): median iterations a move, the "
+            f"deadline read inside the kernel (one call a move) against the replaced loop of kernel calls of "
+            f"{OLD_CHUNK} iterations; and one kernel call with no iteration:",
+            "",
+            "| game | players | plain, in-kernel | plain, chunked | expert, in-kernel | expert, chunked | "
+            "µs per kernel call |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for spec in all_games():
+            for players in spec.player_counts:
+                roots = positions(spec.name, players, count)
+                c = time_limited(spec.name, players, roots, args.time_limit, repeats)
+                lines.append(f"| {spec.name} | {players} | {c[0]:,.0f} | {c[1]:,.0f} | {c[2]:,.0f} | {c[3]:,.0f} | "
+                             f"{c[4]:,.0f} |")
                 print(lines[-1], flush=True)
     text = "\n".join(lines) + "\n"
     if args.out:

@@ -55,7 +55,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, types
+from numba import njit, objmode, types
 
 from ._rng import rng_below, rng_next
 from .kernels import net_value
@@ -252,6 +252,22 @@ def _gamma(rng, alpha):
             return boost * d * v
 
 
+# Under a time limit the kernel reads the clock before every TIME_CHUNK iterations (but the first).
+# It reads it itself, in one call a move: a call from Python costs about half a millisecond here,
+# mostly Numba resolving the twelve compiled game parts passed in, which at a call per chunk
+# cost a time-limited search about half its iterations.
+TIME_CHUNK = 4
+NO_CAP = 2**62  # the iteration cap of a search bounded by its time limit alone
+
+
+@njit(cache=True)
+def _clock():
+    """``time.perf_counter()`` from compiled code (an object-mode block: about a microsecond)."""
+    with objmode(t="float64"):
+        t = time.perf_counter()
+    return t
+
+
 @njit(cache=True)
 def _guide_priors(probs, n, m, gfirst, gnext, gslot, ep, root, rng, noise, alpha, temperature):
     """The guide's softmax ``probs[:n]`` at ``temperature`` (logits in, probabilities out), summed
@@ -316,18 +332,20 @@ def _group(keys, n, ukeys, gfirst, gnext):
     types.FunctionType(SIG_EDGE_KEYS), types.FunctionType(SIG_APPLY), types.FunctionType(SIG_PRIOR),
     types.FunctionType(SIG_BEST), types.FunctionType(SIG_POLICY), types.FunctionType(SIG_ROLLOUT),
     types.FunctionType(SIG_RETURNS), types.FunctionType(SIG_OBSERVE), types.FunctionType(SIG_LOGITS),
-    _IA, _I, _I, _IA, _IA, _FA,  # root_row, observer, iterations, rng, cfg, fcfg
+    _IA, _I, _I, types.float64, _IA, _IA, _FA,  # root_row, observer, iterations, deadline, rng, cfg, fcfg
     _IA, _IA, _FA, _F32, _F32, _IA, _IA, _F32, _F32,  # row, iw, fw, obs, nets, prng, prm, gobs, gnets
     # legal, keys, ukeys, gfirst, gnext, order, gslot, acts, path, pvals, ret, rew
     _IA, _IA, _IA, _IA, _IA, _IA, _IA, _IA, _IA, _FA, _FA, _FA,
     types.int64[:, ::1], types.float64[:, ::1], _IA, _IA, _FA, _IA,  # ti, tf, ek, ev, ep, meta
 ), cache=True)
 def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, best_fn, policy_fn, rollout_fn,
-        returns_fn, observe_fn, logits_fn, root_row, observer, iterations, rng, cfg, fcfg, row, iw, fw, obs, nets,
-        prng, prm, gobs, gnets, legal, keys, ukeys, gfirst, gnext, order, gslot, acts, path, pvals, ret, rew, ti, tf,
-        ek, ev, ep, meta):
-    """``iterations`` more iterations on the tree; returns (iterations done or an ERR_* code, and the
-    tree arrays, which are new arrays when they had to grow)."""
+        returns_fn, observe_fn, logits_fn, root_row, observer, iterations, deadline, rng, cfg, fcfg, row, iw, fw, obs,
+        nets, prng, prm, gobs, gnets, legal, keys, ukeys, gfirst, gnext, order, gslot, acts, path, pvals, ret, rew, ti,
+        tf, ek, ev, ep, meta):
+    """At most ``iterations`` more iterations on the tree, and with ``deadline > 0`` (a
+    ``time.perf_counter()`` reading) none begun after it, the clock read before every
+    :data:`TIME_CHUNK` iterations but the first; returns (iterations done or an ERR_* code, and
+    the tree arrays, which are new arrays when they had to grow)."""
     players = cfg[C_PLAYERS]
     top_k = cfg[C_TOP_K]
     opponents = cfg[C_OPPONENTS]
@@ -342,7 +360,11 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
         ti[0, :] = 0
         tf[0, :] = 0.0
         meta[M_NODES] = 1
+    done = 0
     for _ in range(iterations):  # (only the count matters)
+        if deadline > 0.0 and done >= TIME_CHUNK and done % TIME_CHUNK == 0 and _clock() >= deadline:
+            break
+        done += 1
         # 1. determinize
         row[:] = root_row
         determinize_fn(row, observer, rng, iw)
@@ -524,7 +546,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
             ti[nd, T_VISITS] += 1
             for s in range(players):
                 tf[nd, s] += rew[s]
-    return iterations, ti, tf, ek, ev, ep
+    return done, ti, tf, ek, ev, ep
 
 
 @njit(cache=True)
@@ -586,8 +608,6 @@ class RootStats:
     guide: dict | None = None
 
 
-# Iterations per kernel call when a time limit is set (the clock is read between calls).
-TIME_CHUNK = 8
 
 
 class CompiledSearch:
@@ -659,23 +679,21 @@ class CompiledSearch:
         if self._row is None or self._row.shape != root.shape:
             self._row = np.zeros_like(root)
         if self.time_limit is None:
-            done = self._run(root, observer, self.iterations)
+            done = self._run(root, observer, self.iterations, 0.0)
         else:
-            deadline = time.perf_counter() + self.time_limit
-            done = 0
-            while (self.iterations is None or done < self.iterations) and (done == 0 or time.perf_counter() < deadline):
-                step = TIME_CHUNK if self.iterations is None else min(TIME_CHUNK, self.iterations - done)
-                done += self._run(root, observer, step)
+            cap = NO_CAP if self.iterations is None else self.iterations
+            done = self._run(root, observer, cap, time.perf_counter() + self.time_limit)
         self.last_iterations = done
         self._root_row, self._observer = root, observer
         return self._choose(root, observer)
 
-    def _run(self, root, observer, iterations) -> int:
+    def _run(self, root, observer, iterations, deadline) -> int:
         ti, tf, ek, ev, ep, meta = self.tree
         legal, keys, ukeys, gfirst, gnext, order, gslot = self._ints
         ad = self.adapter
-        done, ti, tf, ek, ev, ep = run(*self.kernels, root, int(observer), int(iterations), self._rng, self.cfg,
-                                       self.fcfg, self._row, self.iw, self.fw, ad.obs, ad.nets, self._prng, self.prm,
+        done, ti, tf, ek, ev, ep = run(*self.kernels, root, int(observer), int(iterations), float(deadline),
+                                       self._rng, self.cfg, self.fcfg, self._row, self.iw, self.fw, ad.obs, ad.nets,
+                                       self._prng, self.prm,
                                        self.gobs, self.gnets, legal, keys, ukeys, gfirst, gnext, order, gslot,
                                        self._acts, self._path, self._pvals, self._ret, self._rew, ti, tf, ek, ev, ep,
                                        meta)

@@ -10,14 +10,15 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
 
-def test_the_speed_table_has_a_row_per_table_and_rollout(tmp_path):
+def test_the_speed_tables_have_a_row_per_table_and_rollout(tmp_path):
     spec = importlib.util.spec_from_file_location("ismcts_speed", ROOT / "benchmarks" / "ismcts_speed.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     out = tmp_path / "t.md"
     assert mod.main(["--quick", "--rollouts", "random", "--out", str(out)]) == 0
     text = out.read_text()
-    first, second = text.split("The compiled search with the network inside it")
+    first, rest = text.split("The compiled search with the network inside it")
+    second, third = rest.split("A time-limited move")
     rows = [ln for ln in first.splitlines() if ln.startswith("| ") and "players" not in ln]
     from sly_scout_env.games import all_games
 
@@ -31,3 +32,8 @@ def test_the_speed_table_has_a_row_per_table_and_rollout(tmp_path):
     for row in guided:
         cells = [c.strip() for c in row.strip("|").split("|")]
         assert all(float(c.replace(",", "")) > 0 for c in cells[2:6]) and cells[6].endswith("x")
+    limited = [ln for ln in third.splitlines() if ln.startswith("| ") and "players" not in ln]
+    assert len(limited) == tables
+    for row in limited:  # every search runs at least one chunk; a kernel call costs time
+        cells = [float(c.strip().replace(",", "")) for c in row.strip("|").split("|")[2:]]
+        assert min(cells[:4]) >= 4 and cells[4] > 0

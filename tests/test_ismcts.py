@@ -127,6 +127,25 @@ def test_a_time_limit_runs_whole_chunks_until_the_deadline():
     assert search.last_iterations >= K.TIME_CHUNK and search.last_iterations % K.TIME_CHUNK == 0
 
 
+def test_the_kernel_reads_the_deadline_itself_in_one_call_a_move(monkeypatch):
+    """A deadline already past stops the kernel after its first chunk; none (0) runs the count; and a
+    time-limited move is one kernel call (a call from Python costs far more than an iteration)."""
+    env, seat, role, ad, row = _root("sly", 2)
+    search = K.CompiledSearch(ad, role.KERNELS, iterations=None, time_limit=0.02)
+    search.search(row, seat, np.random.default_rng(0))
+    assert search._run(row, seat, 1000, 1.0) == K.TIME_CHUNK  # (perf_counter() is far past 1.0 s)
+    assert search._run(row, seat, 3, 1.0) == 3  # the cap still holds
+    assert search._run(row, seat, 50, 0.0) == 50
+    calls = []
+    real = search._run
+    monkeypatch.setattr(search, "_run", lambda *a: calls.append(a) or real(*a))
+    search.search(row, seat, np.random.default_rng(1))
+    assert len(calls) == 1 and calls[0][2] == K.NO_CAP and calls[0][3] > 0
+    capped = K.CompiledSearch(ad, role.KERNELS, iterations=20, time_limit=60.0)
+    capped.search(row, seat, np.random.default_rng(0))
+    assert capped.last_iterations == 20
+
+
 def test_reward_matches_the_python_reward():
     out = np.zeros(4)
     for scores in ([3, 7, 7], [10, 0], [-2, 5, 1, 5], [0, 0]):
