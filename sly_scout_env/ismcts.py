@@ -608,8 +608,6 @@ class RootStats:
     guide: dict | None = None
 
 
-
-
 class CompiledSearch:
     """The compiled ISMCTS for one game adapter (the game's ``search`` role), reusable across decisions.
 
