@@ -91,7 +91,10 @@ def map_tasks(fn, items, *, address=None, per_task: int = 1, on_result=None, max
     max_retries = check_int("max_retries", max_retries, 0)
     ray = init_ray(address)
     items = list(items)
-    remote = ray.remote(_run_batch).options(num_cpus=num_cpus, max_retries=max_retries, retry_exceptions=False)
+    # SPREAD: without it Ray packs short tasks onto the first node with a warm worker, and a
+    # second node whose worker is still starting may get nothing at all.
+    remote = ray.remote(_run_batch).options(num_cpus=num_cpus, max_retries=max_retries, retry_exceptions=False,
+                                            scheduling_strategy="SPREAD")
     starts = iter(range(0, len(items), per_task))
     pending: dict = {}
 
