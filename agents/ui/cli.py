@@ -124,7 +124,9 @@ def add_arena_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the deals and the bots (default 0)")
     p.add_argument("--workers", type=positive_int, default=2, help="worker processes (default 2)")
-    p.add_argument("--max-steps", type=positive_int, default=None, help="step guard per game (default 100000)")
+    p.add_argument("--max-steps", type=positive_int, default=None,
+                   help="step guard per game (default 10000; truncated games are reported and left out "
+                   "of the statistics)")
     add_ray_option(p, "the deals (instead of --workers processes)")
     p.add_argument("--json", metavar="PATH", default=None, help="save the results as JSON")
     p.add_argument(

@@ -240,6 +240,16 @@ def test_step_guard_truncates_and_reports():
     assert res.to_dict()["agents"][0]["win_rate"] is None  # NaN in Python, null in the JSON
 
 
+def test_default_step_guard_is_the_one_the_cli_help_states():
+    from sly_scout_env.agents.evaluation.arena import DEFAULT_MAX_STEPS
+
+    arena = build_parser()._subparsers._group_actions[0].choices["arena"]
+    guard = next(a for a in arena._actions if a.dest == "max_steps")
+    assert f"default {DEFAULT_MAX_STEPS};" in guard.help
+    # Far above the longest game of normal play (random Scout 5p: about 1,100 moves).
+    assert 5_000 <= DEFAULT_MAX_STEPS <= 20_000
+
+
 class _Illegal(Agent):
     def act(self, observation, action_mask, info):
         return int(np.flatnonzero(action_mask == 0)[0])
