@@ -265,13 +265,15 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
     bot.reset(0, game="sly", num_players=3, seat=0, options={})
     assert bot._guide_agent.policy.source == net.source and bot.search.cfg[K.C_CUTOFF] >= 0
     assert bot.params["iterations"] == net.meta["expert"]["iterations"]
+    assert bot.guide_c == net.meta["expert"]["guide_c"] == 2.0  # its PUCT constant, tuned at 55 ms a move
     bot.reset(0, game="sly", num_players=2, seat=0, options={})  # a table without one: the neural checkpoint
     assert shipped_expert_for("sly", 2) is None
     assert bot._guide_agent.policy.source == shipped_for("sly", 2).source and bot.search.cfg[K.C_CUTOFF] == -1
     assert bot.params["iterations"] == 300  # (the 3-player network's tuning does not carry over)
     # The neural checkpoint's own tuning (measured: docs/strength.md) sets the PUCT constant.
     assert bot.guide_c == shipped_for("sly", 2).meta["expert"]["guide_c"] == 1.0
-    bot.reset(0, game="sly", num_players=3, seat=0, options={})
+    bot.reset(0, game="sly", num_players=4, seat=0, options={})
+    assert "guide_c" not in (shipped_for("sly", 4).meta.get("expert") or {})
     assert bot.guide_c == make("ismcts", game="sly", guide="neural").guide_c  # untuned there: the default
     scout = make("expert", game="scout")
     scout.reset(0, game="scout", num_players=2, seat=0, options={})
