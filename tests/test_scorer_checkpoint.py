@@ -17,6 +17,7 @@ from sly_scout_env.agents import make
 from sly_scout_env.agents.bots.views import player_view
 from sly_scout_env.agents.evaluation.arena import run_arena
 from sly_scout_env.games import get_game
+from sly_scout_env.kernels import SCORER_BLOCK, net_feature_rows, net_logits
 from sly_scout_env.netfile import CheckpointError, load, table_sizes
 from sly_scout_env.netpolicy import compiled_policies, obs_size, work_size
 from sly_scout_env.sb3_vec import SingleAgentVecEnv
@@ -306,10 +307,37 @@ def test_compiled_move_equals_the_numpy_bot(scorers, players):
     policy = load(scorers[players])
     ids, nets = compiled_policies("scout", ["greedy", f"neural:path={policy.source}"], players)
     assert ids.tolist() == [SP.GREEDY, SP.NEURAL]
-    assert work_size(nets) == policy.num_actions * FEATURE_SIZE + 2 * 32  # the rows, then two hidden halves
+    # the rows, two halves of a block of rows' hidden activations, the shared first-layer sum and column flags
+    assert work_size(nets) == policy.num_actions * FEATURE_SIZE + 2 * SCORER_BLOCK * 32 + 32 + FEATURE_SIZE
     results = _compiled_vs_numpy(policy, int(ids[1]), nets, _random_positions(players, 600, seed=10 + players))
     assert_same_moves(results)
     assert len({a for a, _, _ in results}) > 30  # many different moves: not one constant answer
+
+
+@pytest.mark.parametrize("hidden", [(32, 32), (9,), (), (12, 10, 6)])
+def test_compiled_logits_equal_numpy_for_every_count_of_legal_moves(tmp_path, hidden):
+    """The logits the search's prior reads (``kernels.net_logits``): rows run through the layers
+    in blocks of SCORER_BLOCK with a shared first-layer sum, so every remainder of the legal
+    moves' count and a single legal move (every column shared) are checked against numpy."""
+    players = 3
+    policy = load(random_scorer(players, hidden, "ReLU", seed=7).save(str(tmp_path / "s.npz")))
+    _, nets = compiled_policies("scout", [f"neural:path={policy.source}"], players)
+    obs = np.zeros(obs_size(policy.observation_size, nets), dtype=np.float32)
+    out = np.zeros(policy.num_actions, dtype=np.float64)
+    counts = set()
+    for _, observation, mask, _ in _random_positions(players, 150, seed=3):
+        for legal in (np.flatnonzero(mask), np.flatnonzero(mask)[:1], np.flatnonzero(mask)[1::2]):
+            n = len(legal)
+            if n == 0:
+                continue
+            counts.add(min(n, SCORER_BLOCK + 1) if n <= SCORER_BLOCK else SCORER_BLOCK + n % SCORER_BLOCK)
+            obs[: policy.observation_size] = observation
+            net_feature_rows(nets, 0, obs, n)[:] = features_of(observation, legal, players)
+            net_logits(nets, 0, obs, legal, n, out)
+            sub = np.zeros_like(mask)
+            sub[legal] = 1
+            np.testing.assert_allclose(out[:n], policy.logits(observation, sub)[legal], rtol=1e-4, atol=1e-4)
+    assert {1, 2, 3, 4} <= counts and len(counts) >= 6  # single moves, short lists, every remainder of longer ones
 
 
 @pytest.mark.parametrize("activation, hidden", [("Tanh", (7,)), ("ReLU", ()), ("Tanh", (40, 24, 8))])
@@ -319,7 +347,9 @@ def test_compiled_move_equals_numpy_for_other_shapes(tmp_path, activation, hidde
     mlp = load(random_mlp("scout", 3, hidden=(24,)).save(str(tmp_path / "m.npz")))
     ids, nets = compiled_policies("scout", [f"neural:path={mlp.source}", f"neural:path={scorer.source}"], 3)
     assert ids.tolist() == [SP.NEURAL, SP.NEURAL + 1]
-    assert work_size(nets) == max(2 * 24, scorer.num_actions * FEATURE_SIZE + 2 * max(hidden, default=0))
+    widest = max(hidden, default=0)
+    scorer_work = scorer.num_actions * FEATURE_SIZE + (2 * SCORER_BLOCK + 1) * widest + FEATURE_SIZE
+    assert work_size(nets) == max(2 * 24, scorer_work)
     positions = _random_positions(3, 400, seed=len(hidden))
     assert_same_moves(_compiled_vs_numpy(scorer, int(ids[1]), nets, positions))
     assert_same_moves(_compiled_vs_numpy(mlp, int(ids[0]), nets, positions[:100]))
