@@ -292,6 +292,13 @@ def net_scores_actions(nets, k):
 FAST = {"reassoc", "contract"}
 
 
+@njit(cache=True, inline="always")
+def _axpy(a, x, y):
+    """``y += a * x`` (float32 views of equal length; inlined, so the view of ``x`` costs nothing)."""
+    for r in range(y.shape[0]):
+        y[r] += a * x[r]
+
+
 @njit(cache=True, fastmath=FAST)
 def _dot(x, w):
     """float32 dot product (views of equal length)."""
@@ -307,47 +314,28 @@ def _activate(act, z):
 
 
 @njit(cache=True, fastmath=FAST)
-def _first_layer(nets, p, x, y, act):
-    """The first hidden layer (weight at ``p``, transposed: a row per input) on ``x`` into
-    ``y``, skipping the zero inputs; returns the next weight's offset."""
+def _sparse_layer(nets, p, x, y, act):
+    """A hidden layer stored transposed (weight at ``p``, a row per input) on ``x`` into ``y``,
+    adding the weight rows of the nonzero inputs only; returns the next weight's offset.
+    (Observations and feature rows are mostly zeros, and so are half of ReLU's activations:
+    on one input vector this beats a dot product per output, measured 3.1 against 5.1 us
+    for Sly 3p's 159-128-128 ReLU network.)"""
     d = x.shape[0]
     h = y.shape[0]
-    w = nets[p : p + d * h].reshape((d, h))
-    bias = nets[p + d * h : p + d * h + h]
-    for r in range(h):
-        y[r] = bias[r]
+    y[:] = nets[p + d * h : p + d * h + h]  # the bias
     for j in range(d):
-        v = x[j]
-        if v != 0.0:  # observations and feature rows are mostly zeros
-            wj = w[j]
-            for r in range(h):
-                y[r] += v * wj[r]
+        if x[j] != 0.0:
+            _axpy(x[j], nets[p + j * h : p + (j + 1) * h], y)
     for r in range(h):
         y[r] = _activate(act, y[r])
     return p + d * h + h
 
 
-@njit(cache=True, fastmath=FAST)
-def _dense_layer(nets, p, x, y, act):
-    """A later hidden layer (weight at ``p``, a row per output) on ``x`` into ``y``; returns
-    the next weight's offset."""
-    d = x.shape[0]
-    h = y.shape[0]
-    w = nets[p : p + h * d].reshape((h, d))
-    bias = nets[p + h * d : p + h * d + h]
-    for r in range(h):
-        wr = w[r]
-        z = np.float32(0.0)
-        for j in range(d):
-            z += x[j] * wr[j]
-        y[r] = _activate(act, z + bias[r])
-    return p + h * d + h
-
-
 @njit(cache=True)
 def _hidden(nets, o, x, work):
-    """The hidden layers of the network at offset ``o`` on the input ``x``, activations in the
-    two halves of ``work``; returns the last layer's activations and the head's offset."""
+    """The hidden layers of the observation or value network at offset ``o`` on the input
+    ``x``, activations in the two halves of ``work``; returns the last layer's activations
+    and the head's offset."""
     layers = int(nets[o + 1])
     act = int(nets[o + 2])
     half = _net_half(nets, o)
@@ -355,7 +343,7 @@ def _hidden(nets, o, x, work):
     for l in range(layers):
         h = int(nets[o + NET_HEADER + l])
         y = work[(l % 2) * half : (l % 2) * half + h]
-        p = _first_layer(nets, p, x, y, act) if l == 0 else _dense_layer(nets, p, x, y, act)
+        p = _sparse_layer(nets, p, x, y, act)
         x = y
     return x, p
 
@@ -446,15 +434,10 @@ def _first_layer_rest(nets, p, x, base, shared, y, act):
     into ``y``: the shared sum plus the row's own nonzero columns."""
     d = x.shape[0]
     h = y.shape[0]
-    w = nets[p : p + d * h].reshape((d, h))
-    for r in range(h):
-        y[r] = base[r]
+    y[:] = base
     for j in range(d):
-        v = x[j]
-        if v != 0.0 and shared[j] == 0.0:
-            wj = w[j]
-            for r in range(h):
-                y[r] += v * wj[r]
+        if x[j] != 0.0 and shared[j] == 0.0:
+            _axpy(x[j], nets[p + j * h : p + (j + 1) * h], y)
     for r in range(h):
         y[r] = _activate(act, y[r])
 

@@ -26,8 +26,8 @@ Layout of ``nets`` (integers stored as float32, exact below 2**24)::
     [K, offset_0 .. offset_{K-1}, net_0, net_1, ...]
     net: [observation size, L, activation, prior id, prior weight, kind, rows, in,
           h_1 .. h_L, out,
-          layer 1: weight transposed (in, out) row-major, bias (out,),
-          layer 2 .. L: weight (out, in) row-major, bias (out,),
+          layer 1 .. L: weight transposed (in, out) row-major (an action scorer's layers
+                        2 .. L: (out, in) row-major), bias (out,),
           head: weight (out, h_L) row-major, bias (out,)]
 
 ``kind`` 2 is a value network (the checkpoint's optional ``vw*`` arrays: ``in`` the
@@ -37,11 +37,12 @@ for the compiled search). ``kind`` 0 reads the observation (``in`` = observation
 the game's feature count, ``out`` 1, ``rows`` the table's action count, which bounds the
 legal actions of a position; no prior).
 
-The first layer is stored transposed so that the forward pass adds ``x_j * W[:, j]`` over
-the non-zero inputs only (observations and feature rows are mostly zeros); the later,
-dense layers keep a row per output, one dot product each, in loops Numba vectorizes. The
-head computes the logits of the legal actions only. An action scorer runs its layers on
-``kernels.SCORER_BLOCK`` feature rows at a time, reading each weight row once per block.
+Hidden layers are stored transposed so that the forward pass adds ``x_j * W[:, j]`` over
+the non-zero inputs only (observations are mostly zeros, and so are half of ReLU's
+activations) in loops Numba vectorizes; the head computes the logits of the legal actions
+only. An action scorer runs its rows through the layers ``kernels.SCORER_BLOCK`` at a
+time: the first layer adds the columns every legal move shares once, then each row's own;
+the later layers keep a row per output, read once for the block's rows.
 The workspace is the caller's ``obs`` buffer after the observation: an action scorer's
 feature rows first (the game's ``policies`` writes the rows of the legal actions there
 with its ``features`` kernel), then two halves for the hidden activations (a block's
@@ -81,8 +82,8 @@ def _block(layers, head, observation_size, activation, prior_id, weight, kind, r
     first = (layers[0][0] if layers else head[0]).shape[1]
     parts = [np.array([observation_size, len(layers), ACTIVATION_CODES[activation], prior_id, weight, kind, rows,
                        first] + sizes, dtype=np.float32)]
-    for l, (w, b) in enumerate(layers):  # w: (out, in); the first layer is stored transposed
-        parts += [np.ascontiguousarray(w.T if l == 0 else w).ravel(), b]
+    for l, (w, b) in enumerate(layers):  # w: (out, in); stored transposed but an action scorer's later layers
+        parts += [np.ascontiguousarray(w if l > 0 and kind == K.NET_SCORER else w.T).ravel(), b]
     parts += [head[0].ravel(), head[1]]
     return np.concatenate(parts).astype(np.float32)
 
