@@ -257,7 +257,7 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
     from sly_scout_env.netfile import shipped_expert_for, shipped_for
 
     experts = [(spec.name, f.name) for spec in all_games() for f in spec.expert_files()]
-    assert {("sly", "sly_3p.npz"), ("scout", "scout_4p.npz"), ("scout", "scout_5p.npz")} <= set(experts)
+    assert {("sly", "sly_3p.npz"), ("scout", "scout_5p.npz")} <= set(experts)
     net = shipped_expert_for("sly", 3)
     assert net.has_value and net.meta["trained"]["command"].startswith("sly-scout exit sly --players 3")
     assert net.meta["expert"]["guide_value"] is True and net.meta["expert"]["iterations"] > 0
@@ -279,16 +279,16 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
     scout.reset(0, game="scout", num_players=2, seat=0, options={})
     assert scout.guide_c == shipped_for("scout", 2).meta["expert"]["guide_c"] == 0.5
     assert scout.search.fcfg[K.F_GUIDE_C] == 0.5  # over Scout's bot default (0.1)
-    # Scout 4p and 5p: the expert keeps the network it was measured with, not the newer neural one.
-    for n in (4, 5):
+    # Scout 5p: the expert keeps the network it was measured with, not the newer neural one.
+    scout.reset(0, game="scout", num_players=5, seat=0, options={})
+    kept = shipped_expert_for("scout", 5)
+    assert scout._guide_agent.policy.source == kept.source != shipped_for("scout", 5).source
+    assert scout.search.fcfg[K.F_GUIDE_C] == kept.meta["expert"]["guide_c"] == 0.5
+    for n in (3, 4):  # the neural network serves inside too, with its own tuning
         scout.reset(0, game="scout", num_players=n, seat=0, options={})
-        kept = shipped_expert_for("scout", n)
-        assert scout._guide_agent.policy.source == kept.source != shipped_for("scout", n).source
-        assert scout.search.fcfg[K.F_GUIDE_C] == kept.meta["expert"]["guide_c"] == 0.5
-    scout.reset(0, game="scout", num_players=3, seat=0, options={})  # the neural network serves inside too
-    assert shipped_expert_for("scout", 3) is None
-    assert scout._guide_agent.policy.source == shipped_for("scout", 3).source
-    assert scout.search.fcfg[K.F_GUIDE_C] == shipped_for("scout", 3).meta["expert"]["guide_c"] == 0.5
+        assert shipped_expert_for("scout", n) is None
+        assert scout._guide_agent.policy.source == shipped_for("scout", n).source
+        assert scout.search.fcfg[K.F_GUIDE_C] == shipped_for("scout", n).meta["expert"]["guide_c"] == 0.5
     given = make("expert", game="scout", guide_c=0.1)  # a given constant wins over the tuning
     given.reset(0, game="scout", num_players=3, seat=0, options={})
     assert given.search.fcfg[K.F_GUIDE_C] == 0.1
