@@ -27,7 +27,10 @@ goes inside the search (the ``ismcts`` bot's docstring, "Guide"):
   kept from the iteration that first saw the edge. Every available edge gets a child; an
   unvisited one takes its parent's mean (first-play urgency). At the root the prior may be
   mixed with Dirichlet noise (``noise``, ``noise_alpha``: self-play exploration), drawn
-  from the search's own word (Marsaglia and Tsang's gamma);
+  from the search's own word (Marsaglia and Tsang's gamma). With ``guide_opponents=False``
+  only the observer's nodes are guided: the other seats' nodes choose by UCB as in the
+  plain search, which saves the network's calls where the determinized hands change the
+  legal moves from one iteration to the next;
 * the value: a checkpoint with a value network ends the simulation at the new leaf: each
   seat's reward is the network's estimate from that seat's observation (the game's
   ``observe`` part), instead of a rollout (``value_mix`` below 1 plays the rollout too and
@@ -103,7 +106,8 @@ C_ROLLOUT = 3  # the compiled rollout policy's id (the game's policies)
 C_VALUE = 4  # VALUE_*
 C_GUIDE = 5  # the guide's policy network in gnets (PUCT on its prior), -1: plain UCB
 C_CUTOFF = 6  # the guide's value network in gnets (ends a simulation at the new leaf), -1: roll out
-C_SIZE = 7
+C_GUIDE_OPPONENTS = 7  # 1: the prior guides every seat's nodes, 0: only the observer's (the others: UCB)
+C_SIZE = 8
 F_C = 0  # UCB exploration constant
 F_SCORE_SCALE = 1  # points of margin that squash to tanh(1)
 F_GUIDE_C = 2  # PUCT exploration constant
@@ -361,6 +365,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
         tf[0, :] = 0.0
         meta[M_NODES] = 1
     done = 0
+    guided = False  # whether the last node chose by PUCT (its new child is then counted already)
     for _ in range(iterations):  # (only the count matters)
         if deadline > 0.0 and done >= TIME_CHUNK and done % TIME_CHUNK == 0 and _clock() >= deadline:
             break
@@ -415,7 +420,8 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
                     meta[M_EDGES] += 1
                 gslot[g] = s
                 order[g] = g
-            if guide >= 0:
+            guided = guide >= 0 and (cfg[C_GUIDE_OPPONENTS] == 1 or mover == observer)
+            if guided:
                 # PUCT on the guide's prior (the Python search's _guided_edge): every available edge
                 # gets a child, whose availability grows by one; an unvisited one takes the parent's mean
                 for g in range(m):
@@ -519,7 +525,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
             if expanded:
                 break
             mover = mover_fn(row)
-        if expanded and guide < 0:  # (guided: counted when the children were made)
+        if expanded and not guided:  # (guided: counted when the children were made)
             ti[path[depth - 1], T_AVAIL] += 1  # a new child was available when it was created
         # 4. score: the value network's estimate for every seat at the new leaf, a rollout, or a mix
         mix = fcfg[F_VALUE_MIX]
@@ -621,7 +627,8 @@ class CompiledSearch:
 
     def __init__(self, adapter, kernels, *, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="mixed",
                  score_scale=5.0, top_k=None, opponents="hybrid", guide=None, guide_c=8.0, guide_prior=True,
-                 guide_value=False, value_mix=1.0, noise=0.0, noise_alpha=0.3, guide_temperature=1.0):
+                 guide_value=False, value_mix=1.0, noise=0.0, noise_alpha=0.3, guide_temperature=1.0,
+                 guide_opponents=True):
         self.adapter = adapter
         self.kernels = tuple(kernels)
         self.iterations = iterations
@@ -634,6 +641,7 @@ class CompiledSearch:
         self.cfg[C_OPPONENTS] = OPPONENT_CODES[opponents]
         self.cfg[C_ROLLOUT] = self.rollout_id
         self.cfg[C_VALUE] = VALUE_CODES[value]
+        self.cfg[C_GUIDE_OPPONENTS] = 1 if guide_opponents else 0
         self.fcfg = np.zeros(F_SIZE, dtype=np.float64)
         self.fcfg[F_C] = float(c)
         self.fcfg[F_SCORE_SCALE] = float(score_scale)

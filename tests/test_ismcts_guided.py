@@ -135,7 +135,8 @@ def test_the_guided_expert_plays_legal_moves_in_every_option_set(game, players, 
         assert play_bots(game, players, options, 3 + k, bots)
 
 
-@pytest.mark.parametrize("use", [dict(guide_prior=False, guide_value=True), dict(guide_value=False), {}])
+@pytest.mark.parametrize("use", [dict(guide_prior=False, guide_value=True), dict(guide_value=False), {},
+                                 dict(guide_opponents=False)])
 def test_the_guided_expert_gives_the_same_moves_whatever_the_thread_count(use, tmp_path):
     before = numba.get_num_threads()
     runs = []
@@ -167,7 +168,8 @@ def _twins(game):
 
 
 @pytest.mark.parametrize("game", ["sly", "scout"])
-@pytest.mark.parametrize("use", [dict(guide_prior=False, guide_value=True), dict(guide_value=False), {}])
+@pytest.mark.parametrize("use", [dict(guide_prior=False, guide_value=True), dict(guide_value=False), {},
+                                 dict(guide_opponents=False)])
 def test_the_guided_search_does_not_peek(game, use, tmp_path):
     a, b = _twins(game)
     players = a.num_players
@@ -184,6 +186,45 @@ def test_the_guided_search_does_not_peek(game, use, tmp_path):
     assert moves[0] == moves[1]
     assert roots[0] == roots[1]  # the whole search is the same, not just its answer
     assert a.legal_action_mask()[moves[0]] == 1
+
+
+def _priors_by_mover(game, players, **kw):
+    """Search a position with a guide; for each expanded child of the root, the seat to move
+    there and the priors of the edges the search registered at it."""
+    env, seat, role, ad, row = _root(game, players)
+    search = K.CompiledSearch(ad, role.KERNELS, iterations=300, guide=random_expert(game, players), guide_c=1.0, **kw)
+    search.search(row, seat, np.random.default_rng(3))
+    ti, tf, ek, ev, ep, meta = search.tree
+    legal, keys = np.zeros(ad.num_actions + 1, np.int64), np.zeros(ad.num_actions + 1, np.int64)
+    n = ad.edge_keys(row, seat, legal, keys)
+    used = ek != K.E_EMPTY
+    owner = np.where(used, ek >> 32, -1)  # an edge's node: the packed key's upper half
+    children = []
+    for i in range(n):
+        child = ev[K._slot(ek, K._pack(0, keys[i]))]
+        if child < 0 or ti[child, K.T_VISITS] < 2:
+            continue  # (a child seen once is a leaf: it registered no edges)
+        after = get_game(game).raw_env(num_players=players)
+        after.reset(seed=0)
+        after.from_state_dict(env.state_dict())
+        after.step(int(legal[i]))
+        if not after.agents:
+            continue
+        children.append((after.agent_name_mapping[after.agent_selection], ep[owner == child]))
+    return seat, ep[owner == 0], children
+
+
+@pytest.mark.parametrize("game,players", [("scout", 2), ("sly", 3)])
+def test_without_guide_opponents_only_the_searching_seats_nodes_get_a_prior(game, players):
+    seat, root, children = _priors_by_mover(game, players, guide_opponents=False)
+    assert len(root) > 1 and not np.isnan(root).any()  # the root: the searching seat's node, guided
+    theirs = [p for mover, p in children if mover != seat]
+    assert theirs and all(len(p) > 0 and np.isnan(p).all() for p in theirs)  # UCB there: no prior
+    mine = [p for mover, p in children if mover == seat]
+    assert all(not np.isnan(p).any() for p in mine)
+    seat, root, children = _priors_by_mover(game, players)  # the default: every seat's nodes guided
+    theirs = [p for mover, p in children if mover != seat]
+    assert theirs and all(len(p) > 0 and not np.isnan(p).any() for p in theirs)
 
 
 def test_a_guide_for_another_table_is_refused(tmp_path):
@@ -231,6 +272,14 @@ def test_the_expert_takes_its_tuning_from_the_checkpoint(tmp_path):
         make("expert", game="sly", engine="python")
     with pytest.raises(ValueError, match=r"value_mix=0 is not allowed; give a number in \(0, 1\]"):
         make("expert", game="sly", value_mix=0)
+    net.meta["expert"] = {"guide_opponents": False}
+    theirs = make("expert", game="sly", path=_saved(tmp_path, net, "mine.npz"))
+    theirs.reset(0, game="sly", num_players=2, seat=0, options={})
+    assert theirs.search.cfg[K.C_GUIDE_OPPONENTS] == 0 and bot.search.cfg[K.C_GUIDE_OPPONENTS] == 1
+    net.meta["expert"] = {"guide_opponents": "no"}
+    bad = make("expert", game="sly", path=_saved(tmp_path, net, "bad_opp.npz"))
+    with pytest.raises(ValueError, match="guide_opponents='no' is not allowed"):
+        bad.reset(0, game="sly", num_players=2, seat=0, options={})
     net.meta["expert"] = {"guide_temperature": -1}  # a checkpoint's bad tuning is refused by name too
     bad = make("expert", game="sly", path=_saved(tmp_path, net, "bad.npz"))
     with pytest.raises(ValueError, match="guide_temperature=-1 is not allowed"):

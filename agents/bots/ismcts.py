@@ -524,7 +524,10 @@ class ISMCTSAgent(Agent):
     network, which then ends every simulation at its new leaf instead of a rollout, see
     ``sly_scout_env.ismcts``), ``value_mix`` (the value's weight at a leaf, 1 default: below 1
     the rollout is played too and the two mixed), ``guide_temperature`` (the prior's logits are
-    divided by it, 1 default: above 1 flattens a sharp prior, so PUCT explores more), ``noise``
+    divided by it, 1 default: above 1 flattens a sharp prior, so PUCT explores more),
+    ``guide_opponents`` (True default: the prior guides every seat's nodes; False: only the
+    searching seat's, the others choose by UCB as without a guide, which saves the network's
+    calls where the determinized hands change the legal moves), ``noise``
     (share of Dirichlet noise in the root's prior, 0 default: self-play exploration) and
     ``noise_alpha`` (its concentration, 0.3).
     ``engine``: ``"compiled"`` (the default: the whole search inside Numba,
@@ -538,13 +541,14 @@ class ISMCTSAgent(Agent):
     def __init__(self, game, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="auto",
                  score_scale=5.0, top_k="auto", opponents="hybrid", guide=None, guide_path=None, guide_c="auto",
                  guide_prior=True, guide_value="auto", value_mix=1.0, noise=0.0, noise_alpha=0.3, guide_temperature=1.0,
-                 engine="auto", **adapter_params):
+                 guide_opponents=True, engine="auto", **adapter_params):
         super().__init__()
         if engine == "auto":
             engine = "compiled"
         if engine not in ENGINES:
             raise ValueError(f"engine={engine!r} is not allowed; allowed values: auto, {', '.join(ENGINES)}")
-        for name, flag in (("guide_prior", guide_prior), ("guide_value", guide_value)):
+        for name, flag in (("guide_prior", guide_prior), ("guide_value", guide_value),
+                           ("guide_opponents", guide_opponents)):
             if not isinstance(flag, bool) and not (name == "guide_value" and flag == "auto"):
                 raise ValueError(f"{name}={flag!r} is not allowed; give true or false"
                                  + (" (or auto: true when the checkpoint has a value network)"
@@ -560,15 +564,16 @@ class ISMCTSAgent(Agent):
                              "weight at a leaf; 1 ends the simulation there)")
         check_guide_temperature(guide_temperature)
         if guide is None and (guide_prior is not True or guide_value not in ("auto", False) or noise
-                              or guide_temperature != 1):
-            raise ValueError("guide_prior, guide_value, guide_temperature and noise shape the network inside the "
-                             "search: give guide=neural with them")
+                              or guide_temperature != 1 or guide_opponents is not True):
+            raise ValueError("guide_prior, guide_value, guide_temperature, guide_opponents and noise shape the network "
+                             "inside the search: give guide=neural with them")
         if guide is not None and guide_prior is False and guide_value is False:
             raise ValueError("guide=neural with guide_prior=false and guide_value=false uses the network for "
                              "nothing: keep the prior, the value or both")
-        if engine == "python" and (guide_value is True or noise or guide_prior is False or guide_temperature != 1):
-            raise ValueError("guide_value, guide_prior=false, guide_temperature and noise run on engine=compiled "
-                             "only (the Python search is the reference of the prior-guided search)")
+        if engine == "python" and (guide_value is True or noise or guide_prior is False or guide_temperature != 1
+                                   or guide_opponents is not True):
+            raise ValueError("guide_value, guide_prior=false, guide_temperature, guide_opponents=false and noise run "
+                             "on engine=compiled only (the Python search is the reference of the prior-guided search)")
         self.engine = engine
         cls = adapter_class(game)
         defaults = {**DEFAULTS, **cls.BOT_DEFAULTS}
@@ -583,7 +588,7 @@ class ISMCTSAgent(Agent):
                              "network's prior instead of widening (leave top_k at auto, or give engine=python)")
         self.guide_options = dict(guide_prior=guide_prior, guide_value=guide_value, value_mix=float(value_mix),
                                   noise=float(noise), noise_alpha=float(noise_alpha),
-                                  guide_temperature=float(guide_temperature))
+                                  guide_temperature=float(guide_temperature), guide_opponents=guide_opponents)
         unknown = sorted(set(adapter_params) - set(cls.PARAMS))
         if unknown:
             allowed = sorted(set(_GENERIC_PARAMS) | set(cls.PARAMS))
@@ -678,7 +683,8 @@ class ExpertAgent(ISMCTSAgent):
     """
 
     name = "expert"
-    TUNABLE = ("iterations", "guide_c", "guide_prior", "guide_value", "value_mix", "guide_temperature")
+    TUNABLE = ("iterations", "guide_c", "guide_prior", "guide_value", "value_mix", "guide_temperature",
+               "guide_opponents")
 
     def __init__(self, game, path=None, **kwargs):
         for banned in ("guide", "guide_path", "engine"):
@@ -716,6 +722,11 @@ class ExpertAgent(ISMCTSAgent):
             elif key == "guide_temperature":
                 check_guide_temperature(tuning[key])
                 self.guide_options[key] = float(tuning[key])
+            elif key == "guide_opponents":
+                if not isinstance(tuning[key], bool):
+                    raise ValueError(f"guide_opponents={tuning[key]!r} is not allowed in the checkpoint's "
+                                     "meta['expert']; give true or false")
+                self.guide_options[key] = tuning[key]
             else:
                 self.guide_options[key] = tuning[key]
         return super()._new_search(adapter)
@@ -724,7 +735,7 @@ class ExpertAgent(ISMCTSAgent):
 # The generic parameters (for the error naming the allowed ones).
 _GENERIC_PARAMS = ("iterations", "time_limit", "c", "rollout", "value", "score_scale", "top_k", "opponents", "guide",
                    "guide_path", "guide_c", "guide_prior", "guide_value", "value_mix", "noise", "noise_alpha",
-                   "guide_temperature", "engine")
+                   "guide_temperature", "guide_opponents", "engine")
 
 
 class _DummyAdapter:

@@ -175,6 +175,13 @@ def test_bad_guide_parameters_name_what_is_allowed(tmp_path):
         make("ismcts", game="sly", guide_temperature=2)
     with pytest.raises(ValueError, match="run on engine=compiled only"):
         make("ismcts", game="sly", guide="neural", guide_temperature=2, engine="python")
+    for bad in (0, "no", None):
+        with pytest.raises(ValueError, match=f"guide_opponents={bad!r} is not allowed; give true or false"):
+            make("ismcts", game="scout", guide="neural", guide_opponents=bad)
+    with pytest.raises(ValueError, match="give guide=neural with them"):
+        make("ismcts", game="scout", guide_opponents=False)
+    with pytest.raises(ValueError, match="run on engine=compiled only"):
+        make("ismcts", game="scout", guide="neural", guide_opponents=False, engine="python")
     with pytest.raises(ValueError, match="needs a guide"):
         make("ismcts", game="sly", guide_path="x.npz")
     with pytest.raises(CheckpointError, match="missing.npz"):
@@ -191,6 +198,7 @@ def test_spec_with_a_guide():
     assert make_from_spec("ismcts", game="scout").params["top_k"] == 3
     assert make_from_spec("ismcts:guide=neural", game="scout").params["top_k"] is None
     assert make_from_spec("ismcts:guide=neural:top_k=3:engine=python", game="scout").params["top_k"] == 3
+    assert make_from_spec("expert:guide_opponents=false", game="scout").guide_options["guide_opponents"] is False
 
 
 def test_neural_logits_are_what_act_plays():
