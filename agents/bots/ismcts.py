@@ -452,6 +452,13 @@ def _check_positive(name, value, what) -> None:
         raise ValueError(f"{name}={value!r} is not allowed; give {what}")
 
 
+def check_flag(name, flag, auto=False) -> None:
+    """Refuse a ``flag`` that is not a bool (``auto=True``: or the string "auto"), naming the parameter."""
+    if not isinstance(flag, bool) and not (auto and flag == "auto"):
+        raise ValueError(f"{name}={flag!r} is not allowed; give true or false"
+                         + (" (or auto: true when the checkpoint has a value network)" if auto else ""))
+
+
 def check_guide_temperature(temperature) -> None:
     _check_positive("guide_temperature", temperature,
                     "a number > 0 (the prior's logits are divided by it: above 1 flattens it)")
@@ -547,12 +554,9 @@ class ISMCTSAgent(Agent):
             engine = "compiled"
         if engine not in ENGINES:
             raise ValueError(f"engine={engine!r} is not allowed; allowed values: auto, {', '.join(ENGINES)}")
-        for name, flag in (("guide_prior", guide_prior), ("guide_value", guide_value),
-                           ("guide_opponents", guide_opponents)):
-            if not isinstance(flag, bool) and not (name == "guide_value" and flag == "auto"):
-                raise ValueError(f"{name}={flag!r} is not allowed; give true or false"
-                                 + (" (or auto: true when the checkpoint has a value network)"
-                                    if name == "guide_value" else ""))
+        check_flag("guide_prior", guide_prior)
+        check_flag("guide_value", guide_value, auto=True)
+        check_flag("guide_opponents", guide_opponents)
         if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0 <= noise <= 1:
             raise ValueError(f"noise={noise!r} is not allowed; give a number in [0, 1] (the share of Dirichlet "
                              "noise in the root's prior)")
@@ -723,9 +727,7 @@ class ExpertAgent(ISMCTSAgent):
                 check_guide_temperature(tuning[key])
                 self.guide_options[key] = float(tuning[key])
             elif key == "guide_opponents":
-                if not isinstance(tuning[key], bool):
-                    raise ValueError(f"guide_opponents={tuning[key]!r} is not allowed in the checkpoint's "
-                                     "meta['expert']; give true or false")
+                check_flag(key, tuning[key])
                 self.guide_options[key] = tuning[key]
             else:
                 self.guide_options[key] = tuning[key]
