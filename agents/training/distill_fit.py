@@ -95,25 +95,50 @@ def fit(rows: np.ndarray, data: dict, *, hidden=(64, 64), epochs: int = 10, lr: 
     import torch
 
     torch.set_num_threads(1)  # small matmuls: more threads only contend with the collectors and arena workers
-    off = data["offsets"]
-    n = len(off) - 1
-    target = _targets(data, temperature)
+    split = heldout_split(len(data["offsets"]) - 1, val_frac, seed)
+    model = Scorer(rows.shape[1], hidden, seed=seed)
+    X = torch.from_numpy(rows)
+
+    def logits(r, seg, decisions):
+        return model.net(X[r]).squeeze(1)
+
+    history = train_scorer(logits, list(model.net.parameters()), data, split, epochs=epochs, lr=lr, batch=batch,
+                           temperature=temperature, log=log)
+    return model, history
+
+
+def heldout_split(n: int, val_frac: float, seed: int):
+    """``(rng, val, train)``: the held-out decisions (sorted) and the training ones, from ``seed``;
+    ``rng`` then shuffles the training decisions every epoch."""
     rng = np.random.default_rng(seed)
     perm = rng.permutation(n)
     n_val = int(n * val_frac)
-    val, train = np.sort(perm[:n_val]), perm[n_val:]
-    model = Scorer(rows.shape[1], hidden, seed=seed)
-    opt = torch.optim.Adam(model.net.parameters(), lr=lr)
-    X = torch.from_numpy(rows)
+    return rng, np.sort(perm[:n_val]), perm[n_val:]
+
+
+def train_scorer(logits, parameters, data: dict, split, *, epochs: int, lr: float, batch: int, temperature: float,
+                 log=print, name: str = "") -> list[dict]:
+    """Adam on ``parameters`` to the cross-entropy between the masked softmax of
+    ``logits(rows, seg, decisions)`` (torch tensors: one logit per feature row of ``decisions``,
+    in order) and the teacher's visit shares at ``temperature``; ``split`` from
+    :func:`heldout_split`. One record per epoch (train loss, held-out loss, held-out agreement)."""
+    import torch
+
+    off = data["offsets"]
+    target = _targets(data, temperature)
     T = torch.from_numpy(target)
-    history = []
+    rng, val, train = split
+    opt = torch.optim.Adam(parameters, lr=lr)
+
+    def forward(decisions):
+        r, seg = _batch_rows(off, decisions)
+        sg = torch.from_numpy(seg)
+        z = logits(r, sg, torch.from_numpy(decisions))
+        return r, z, _segment_log_softmax(torch, z, sg, len(decisions))
 
     def evaluate(decisions):
-        r, seg = _batch_rows(off, decisions)
         with torch.no_grad():
-            z = model.net(X[r]).squeeze(1)
-            sg = torch.from_numpy(seg)
-            lp = _segment_log_softmax(torch, z, sg, len(decisions))
+            r, z, lp = forward(decisions)
             loss = float(-(T[r] * lp).sum() / len(decisions))
         zn = z.numpy()
         tn = target[r]
@@ -125,24 +150,23 @@ def fit(rows: np.ndarray, data: dict, *, hidden=(64, 64), epochs: int = 10, lr: 
             agree += tn[a + int(np.argmax(zn[a:b]))] >= tn[a:b].max() - 1e-6
         return loss, agree / max(len(decisions), 1)
 
+    history = []
     t0 = time.monotonic()
     for epoch in range(epochs):
         rng.shuffle(train)
         total = 0.0
         for k in range(0, len(train), batch):
             d = train[k : k + batch]
-            r, seg = _batch_rows(off, d)
-            z = model.net(X[r]).squeeze(1)
-            lp = _segment_log_softmax(torch, z, torch.from_numpy(seg), len(d))
+            r, _, lp = forward(d)
             loss = -(T[r] * lp).sum() / len(d)
             opt.zero_grad()
             loss.backward()
             opt.step()
             total += float(loss.detach()) * len(d)
-        vloss, vagree = evaluate(val) if n_val else (float("nan"), float("nan"))
+        vloss, vagree = evaluate(val) if len(val) else (float("nan"), float("nan"))
         rec = {"epoch": epoch + 1, "train_loss": total / len(train), "val_loss": vloss, "val_agreement": vagree,
                "seconds": round(time.monotonic() - t0, 1)}
         history.append(rec)
-        log(f"epoch {rec['epoch']}: train loss {rec['train_loss']:.4f}, held-out loss {vloss:.4f}, "
+        log(f"{name}epoch {rec['epoch']}: train loss {rec['train_loss']:.4f}, held-out loss {vloss:.4f}, "
             f"agreement with the teacher {vagree:.3f} ({rec['seconds']} s)")
-    return model, history
+    return history
