@@ -35,6 +35,10 @@ collection is bounded by time (and ``--decisions``, when given), so how much dat
 run gets depends on the machine; the fit and evaluation are deterministic given the
 data and ``--seed``.
 
+``--label-searches K`` searches each labelled position K times (K teacher bots of
+different seeds) and sums their root visits: a steadier label at K times the cost (the
+move played is the first search's).
+
 ``--dagger SHARE`` adds an on-policy stage (DAgger): after ``1 - SHARE`` of the minutes a
 first fit is made and, for the rest, it plays the teacher seats' moves while the teacher
 still searches each of its positions for the visits; the final fit uses both stages.
@@ -80,6 +84,7 @@ class DistillConfig:
     decisions: int | None = None  # stop collecting after this many decisions (None: time only)
     workers: int = 2
     teacher: str = "ismcts"
+    label_searches: int = 1  # independent teacher searches per labelled position, their visits summed
     dagger: float = 0.0  # share of the minutes in which the first fit plays and the teacher labels (DAgger)
     hidden: list = field(default_factory=lambda: [64, 64])
     epochs: int = 30
@@ -107,6 +112,7 @@ class DistillConfig:
             raise ValueError(f"minutes={self.minutes!r} is not allowed; give a collection time > 0")
         check_int("decisions", self.decisions, allow_none=True)
         check_int("workers", self.workers)
+        check_int("label_searches", self.label_searches)
         check_int("epochs", self.epochs)
         check_int("batch_size", self.batch_size)
         check_int("eval_games", self.eval_games)
@@ -145,8 +151,14 @@ def root_visits(bot, legal: np.ndarray) -> np.ndarray:
 
 def collect(game: str, players: int, *, seconds: float, seed: int, out: str, options: dict | None = None,
             teacher: str = "ismcts", worker: int = 0, max_decisions: int | None = None, counter=None,
-            student: str | None = None) -> dict:
+            student: str | None = None, label_searches: int = 1) -> dict:
     """Play teacher-labelled games for about ``seconds``; write the decisions to ``out`` (npz).
+
+    ``label_searches`` K > 1: each labelled position is searched K times, by K teacher bots
+    of different seeds, and the label is the sum of their root visits (the move played is
+    the first search's). One search's visits are noisy (a second search of the same position
+    often prefers another move: ``benchmarks/teacher_agreement.py``); a sum of K is a steadier
+    label at K times the cost.
 
     ``student``: a checkpoint path; when given, the teacher seats play the student's move
     (the teacher still searches every position, for its visits): on-policy data, as in
@@ -158,6 +170,7 @@ def collect(game: str, players: int, *, seconds: float, seed: int, out: str, opt
     rng = np.random.default_rng([seed, worker, 0xD157])
     greedy = [make_from_spec("greedy", game=game) for _ in range(players)]
     teachers = [make_from_spec(teacher, game=game) for _ in range(players)]
+    extra = [[make_from_spec(teacher, game=game) for _ in range(players)] for _ in range(label_searches - 1)]
     students = [make_from_spec(f"neural:path={student}", game=game) for _ in range(players)] if student else None
     data = {"obs": [], "offsets": [0], "ids": [], "visits": []}
     deadline = time.monotonic() + seconds
@@ -168,6 +181,9 @@ def collect(game: str, players: int, *, seconds: float, seed: int, out: str, opt
         env.reset(seed=derive_seed(seed, worker, games))
         for s, bot in enumerate(bots):
             bot.reset(derive_seed(seed, worker, games, s), game=game, num_players=players, seat=s, options=options)
+            for j, more in enumerate(extra):
+                more[s].reset(derive_seed(seed, worker, games, s, 2, j), game=game, num_players=players, seat=s,
+                              options=options)
             if students is not None:
                 students[s].reset(derive_seed(seed, worker, games, s, 1), game=game, num_players=players, seat=s,
                                   options=options)
@@ -181,7 +197,11 @@ def collect(game: str, players: int, *, seconds: float, seed: int, out: str, opt
             if is_teacher[seat] and legal.size > 1:
                 data["obs"].append(np.asarray(ob["observation"], np.float32))
                 data["ids"].append(legal)
-                data["visits"].append(root_visits(bots[seat], legal))
+                visits = root_visits(bots[seat], legal)
+                for more in extra:
+                    more[seat].act(ob["observation"], ob["action_mask"], dict(info))
+                    visits = visits + root_visits(more[seat], legal)
+                data["visits"].append(visits)
                 data["offsets"].append(data["offsets"][-1] + legal.size)
                 if counter is not None:
                     with counter.get_lock():
@@ -267,7 +287,7 @@ def run_collect(cfg: DistillConfig, stage: str, seconds: float, max_decisions: i
     for k in range(cfg.workers):
         path = os.path.join(data_dir, f"{stage}_{session:02d}_{k}.npz")
         tasks.append(dict(game=cfg.game, players=cfg.players, seconds=remaining, seed=cfg.seed, out=path,
-                          options=dict(cfg.options), teacher=cfg.teacher,
+                          options=dict(cfg.options), teacher=cfg.teacher, label_searches=cfg.label_searches,
                           worker=STAGE_SEEDS[stage] + session * 1000 + k, max_decisions=per_worker, student=student))
     ctx = mp.get_context("spawn")
     counter = ctx.Value("l", 0)
@@ -328,7 +348,8 @@ def checkpoint_meta(cfg: DistillConfig, decisions: int, extra: dict) -> dict:
         "game": cfg.game, "players": cfg.players, "observation_size": obs_size, "num_actions": num_actions,
         "activation": "ReLU", "hidden": list(cfg.hidden), "options": dict(cfg.options),
         "trained": dict({"recipe": "distill", "command": cfg.command, "teacher": cfg.teacher,
-                         "decisions": int(decisions), "temperature": cfg.temperature, "epochs": cfg.epochs,
+                         "label_searches": cfg.label_searches, "decisions": int(decisions),
+                         "temperature": cfg.temperature, "epochs": cfg.epochs,
                          "date": time.strftime("%Y-%m-%d")}, **extra),
     }
 

@@ -384,6 +384,9 @@ def add_distill_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--decisions", type=positive_int, default=None, help="also stop collecting after this many")
     p.add_argument("--workers", type=positive_int, default=d.workers, help=f"collector processes (default {d.workers})")
     p.add_argument("--teacher", default=d.teacher, metavar="BOT", help=f"search bot spec (default {d.teacher})")
+    p.add_argument("--label-searches", type=positive_int, default=d.label_searches, metavar="K",
+                   help="teacher searches per labelled position, their root visits summed "
+                        f"(default {d.label_searches}; K costs K times the search)")
     p.add_argument("--dagger", type=float, default=d.dagger, metavar="SHARE",
                    help="share of the minutes in a second stage where a first fit plays and the teacher labels its "
                         f"positions (DAgger; default {d.dagger}: off)")
@@ -417,8 +420,8 @@ def run_distill(args, log=print) -> dict:
     players = resolve_players("distill", args.game, args.players)
     cfg = DistillConfig(
         game=args.game, players=players, minutes=args.minutes, decisions=args.decisions, workers=args.workers,
-        teacher=args.teacher, dagger=args.dagger, hidden=list(args.hidden), epochs=args.epochs,
-        temperature=args.temperature,
+        teacher=args.teacher, label_searches=args.label_searches, dagger=args.dagger, hidden=list(args.hidden),
+        epochs=args.epochs, temperature=args.temperature,
         learning_rate=args.learning_rate, batch_size=args.batch_size, curve=list(args.curve),
         eval_games=args.eval_games,
         eval_opponents=list(args.eval_opponents), eval_workers=args.eval_workers, seed=args.seed, out=args.out,

@@ -51,6 +51,21 @@ def test_collect_records_legal_moves_and_the_search_visits(collected):
     assert flips and all(list(data["ids"][off[i]:off[i + 1]]) == [0, 1] for i in flips)
 
 
+def test_label_searches_sum_the_visits_of_independent_searches_of_one_game(tmp_path):
+    """K = 2: the same games (the first search plays), each label the sum of two searches' visits."""
+    one, two = str(tmp_path / "one.npz"), str(tmp_path / "two.npz")
+    kw = dict(seconds=60, seed=6, teacher=FAST_TEACHER, max_decisions=15)
+    collect("scout", 2, out=one, **kw)
+    collect("scout", 2, out=two, label_searches=2, **kw)
+    a, b = load_data([one]), load_data([two])
+    assert np.array_equal(a["obs"], b["obs"]) and np.array_equal(a["ids"], b["ids"])  # the same positions
+    off = b["offsets"]
+    for i in range(len(off) - 1):
+        va, vb = a["visits"][off[i]:off[i + 1]], b["visits"][off[i]:off[i + 1]]
+        assert va.sum() < vb.sum() <= 48 and np.all(vb >= va)  # the first search's visits plus a second's
+    assert not np.array_equal(b["visits"], 2 * a["visits"])  # the second search is another one
+
+
 def test_take_and_load_keep_decisions_whole(collected):
     out, _ = collected
     data = load_data([out, out])
@@ -110,6 +125,7 @@ def test_feature_rows_match_the_kernel(collected):
     (dict(curve=[0.5]), "curve"),
     (dict(hidden=[]), "hidden"),
     (dict(teacher="nosuchbot"), "nosuchbot"),
+    (dict(label_searches=0), "label_searches=0"),
     (dict(options={"rounds": 0}), "rounds"),
 ])
 def test_config_errors_name_the_bad_value(bad, words):
