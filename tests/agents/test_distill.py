@@ -29,7 +29,8 @@ def test_teacher_seats_are_one_or_two():
 @pytest.fixture(scope="module")
 def collected(tmp_path_factory):
     out = str(tmp_path_factory.mktemp("collect") / "w.npz")
-    stats = collect("scout", 3, seconds=60, seed=5, out=out, teacher=FAST_TEACHER, max_decisions=40)
+    # the decision cap ends it (a second or two); the time bound only guards a loaded machine
+    stats = collect("scout", 3, seconds=900, seed=5, out=out, teacher=FAST_TEACHER, max_decisions=40)
     return out, stats
 
 
@@ -54,7 +55,7 @@ def test_collect_records_legal_moves_and_the_search_visits(collected):
 def test_label_searches_sum_the_visits_of_independent_searches_of_one_game(tmp_path):
     """K = 2: the same games (the first search plays), each label the sum of two searches' visits."""
     one, two = str(tmp_path / "one.npz"), str(tmp_path / "two.npz")
-    kw = dict(seconds=60, seed=6, teacher=FAST_TEACHER, max_decisions=15)
+    kw = dict(seconds=900, seed=6, teacher=FAST_TEACHER, max_decisions=15)  # the cap ends both
     collect("scout", 2, out=one, **kw)
     collect("scout", 2, out=two, label_searches=2, **kw)
     a, b = load_data([one]), load_data([two])

@@ -22,7 +22,7 @@ def run_dir(tmp_path_factory):
     """A distill-shaped directory: config.json and one data file of 60 real teacher decisions."""
     out = tmp_path_factory.mktemp("run")
     os.makedirs(out / "data")
-    collect("scout", 2, seconds=60, seed=3, out=str(out / "data" / "teacher_00_0.npz"),
+    collect("scout", 2, seconds=900, seed=3, out=str(out / "data" / "teacher_00_0.npz"),
             teacher="ismcts:iterations=24", max_decisions=60)
     cfg = {"game": "scout", "players": 2, "hidden": [8, 8], "epochs": 2, "learning_rate": 1e-3, "batch_size": 16,
            "temperature": 0.2, "seed": 4}
