@@ -36,6 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from sly_scout_env.agents.training.distill import load_data  # noqa: E402
 from sly_scout_env.agents.training.distill_fit import Scorer, feature_rows, heldout_split, train_scorer  # noqa: E402
+from sly_scout_env.agents.ui.arg_types import positive_int  # noqa: E402
 
 EMBEDDING_HIDDEN = 128  # the observation embedding's hidden layer
 
@@ -68,7 +69,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("run", help="a sly-scout distill output directory (its data/ and config.json)")
     p.add_argument("--embedding", type=int, default=32, help="observation embedding units (default 32)")
-    p.add_argument("--epochs", type=int, default=None, help="(default: the run's)")
+    p.add_argument("--epochs", type=positive_int, default=None, help="(default: the run's)")
     args = p.parse_args(argv)
     if args.embedding < 1:
         p.error(f"--embedding {args.embedding} is not allowed; give a number of units >= 1")

@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from sly_scout_env.agents.bots.registry import make_from_spec  # noqa: E402
 from sly_scout_env.agents.bots.views import player_view  # noqa: E402
 from sly_scout_env.agents.evaluation.arena import derive_seed  # noqa: E402
+from sly_scout_env.agents.evaluation.stats import cluster_interval  # noqa: E402
 from sly_scout_env.agents.training.distill import root_visits, teacher_seats  # noqa: E402
 from sly_scout_env.games import get_game  # noqa: E402
 
@@ -86,14 +87,9 @@ def measure(game: str, players: int, positions: int, *, teacher: str = "expert",
 
 def share(per_game: np.ndarray, column: int) -> tuple[float, float, float]:
     """The pooled share of column ``column`` over the positions, with a 95% interval over games
-    (a ratio estimator: the games are the independent units)."""
-    n, x = per_game[:, 0].astype(float), per_game[:, column].astype(float)
-    p = x.sum() / n.sum()
-    k = len(n)
-    if k < 2:
-        return p, float("nan"), float("nan")
-    se = np.sqrt(np.sum((x - p * n) ** 2) / (k - 1) / k) / n.mean()
-    return p, p - 1.96 * se, p + 1.96 * se
+    (the games are the independent clusters: :func:`~sly_scout_env.agents.evaluation.stats.cluster_interval`)."""
+    p, (lo, hi) = cluster_interval(per_game[:, column], per_game[:, 0], bounds=(0.0, 1.0))
+    return p, lo, hi
 
 
 def main(argv=None) -> int:
