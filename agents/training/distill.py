@@ -151,7 +151,7 @@ def root_visits(bot, legal: np.ndarray) -> np.ndarray:
 
 def collect(game: str, players: int, *, seconds: float, seed: int, out: str, options: dict | None = None,
             teacher: str = "ismcts", worker: int = 0, max_decisions: int | None = None, counter=None,
-            student: str | None = None, label_searches: int = 1) -> dict:
+            student: str | None = None, label_searches: int = 1, parent: int | None = None) -> dict:
     """Play teacher-labelled games for about ``seconds``; write the decisions to ``out`` (npz).
 
     ``label_searches`` K > 1: each labelled position is searched K times, by K teacher bots
@@ -163,7 +163,10 @@ def collect(game: str, players: int, *, seconds: float, seed: int, out: str, opt
     ``student``: a checkpoint path; when given, the teacher seats play the student's move
     (the teacher still searches every position, for its visits): on-policy data, as in
     DAgger. Saves every 10 games (a stopped worker keeps its data). ``counter``: a shared
-    ``multiprocessing.Value`` incremented by the decisions recorded (progress).
+    ``multiprocessing.Value`` incremented by the decisions recorded (progress). ``parent``:
+    the pid of the process that started this worker; the worker saves and stops after the
+    game in which that process went away (a killed ``sly-scout distill`` leaves no collector
+    running on to its own deadline, hours later).
     """
     options = dict(options or {})
     env = get_game(game).raw_env(num_players=players, **options)
@@ -175,7 +178,8 @@ def collect(game: str, players: int, *, seconds: float, seed: int, out: str, opt
     data = {"obs": [], "offsets": [0], "ids": [], "visits": []}
     deadline = time.monotonic() + seconds
     games = 0
-    while time.monotonic() < deadline and (max_decisions is None or len(data["obs"]) < max_decisions):
+    while (time.monotonic() < deadline and (max_decisions is None or len(data["obs"]) < max_decisions)
+           and (parent is None or os.getppid() == parent)):
         is_teacher = teacher_seats(players, rng)
         bots = [teachers[s] if is_teacher[s] else greedy[s] for s in range(players)]
         env.reset(seed=derive_seed(seed, worker, games))
@@ -288,7 +292,8 @@ def run_collect(cfg: DistillConfig, stage: str, seconds: float, max_decisions: i
         path = os.path.join(data_dir, f"{stage}_{session:02d}_{k}.npz")
         tasks.append(dict(game=cfg.game, players=cfg.players, seconds=remaining, seed=cfg.seed, out=path,
                           options=dict(cfg.options), teacher=cfg.teacher, label_searches=cfg.label_searches,
-                          worker=STAGE_SEEDS[stage] + session * 1000 + k, max_decisions=per_worker, student=student))
+                          worker=STAGE_SEEDS[stage] + session * 1000 + k, max_decisions=per_worker, student=student,
+                          parent=os.getpid()))
     ctx = mp.get_context("spawn")
     counter = ctx.Value("l", 0)
     t0 = time.monotonic()

@@ -201,3 +201,62 @@ def test_the_curve_flag_is_parsed_and_bad_curves_named(capsys):
         with pytest.raises(SystemExit):
             build_parser().parse_args(["distill", "scout", "--curve", bad])
         assert why in capsys.readouterr().err
+
+
+def _children(pid: int) -> list[int]:
+    """The live child processes of ``pid``, from /proc."""
+    kids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # ended meanwhile
+            if int(fields[1]) == pid and fields[0] != "Z":
+                kids.append(int(entry))
+    return kids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process table from /proc")
+def test_a_killed_distill_command_leaves_no_collector_running(tmp_path):
+    """SIGKILL the real command while its pool worker collects: the worker notices its parent is
+    gone, saves and ends after its game instead of collecting on to its own deadline."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "sly_scout_env.agents", "distill", "scout", "--players", "2", "--minutes", "60",
+           "--teacher", FAST_TEACHER, "--workers", "1", "--option", "rounds=1", "--out", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    data = out / "data" / "teacher_00_0.npz"
+    deadline = time.monotonic() + 600  # a loaded machine: the worker's imports and first 10 games
+    try:
+        while time.monotonic() < deadline and proc.poll() is None and not data.exists():
+            time.sleep(0.1)
+        assert proc.poll() is None, proc.stderr.read().decode()[-3000:]
+        assert data.exists(), "no game saved in time"
+        workers = [k for k in _children(proc.pid) if "spawn_main" in open(f"/proc/{k}/cmdline").read()]
+        assert workers, "the pool worker is not a child of the command"
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait()
+    stop = time.monotonic() + 300
+    while time.monotonic() < stop and any(_alive(k) for k in workers):
+        time.sleep(0.1)
+    left = [k for k in workers if _alive(k)]
+    for k in left:
+        os.kill(k, signal.SIGKILL)
+    assert not left, "the collector outlived the command"
+    with np.load(data) as z:  # its last save is whole
+        assert z["offsets"][-1] == z["ids"].size == z["visits"].size
