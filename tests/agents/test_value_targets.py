@@ -12,6 +12,7 @@ from benchmarks.value_targets import entropy, fit_value, inputs_of, main, positi
 from sly_scout_env.agents.bots.registry import make  # noqa: E402
 from sly_scout_env.games import get_game  # noqa: E402
 from sly_scout_env.netfile import load, shipped_for  # noqa: E402
+from sly_scout_env.views import player_view  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -110,14 +111,11 @@ def test_main_writes_a_checkpoint_the_expert_searches_with(tmp_path, capsys):
     assert p.meta["value_training"]["policy"] == "greedy"
     env = get_game("scout").raw_env(num_players=2)
     env.reset(seed=1)
-    bot = make("expert", game="scout", path=str(path), iterations=20)
-    bot.reset(0, game="scout", num_players=2, seat=0, options={})
-    from sly_scout_env.views import player_view
-
     agent = env.agent_selection
     seat = env.agent_name_mapping[agent]
     ob = env.observe(agent)
-    bot.seat = seat
+    bot = make("expert", game="scout", path=str(path), iterations=20)
+    bot.reset(0, game="scout", num_players=2, seat=seat, options={})
     a = bot.act(ob["observation"], ob["action_mask"], {"view": player_view(env.state_dict(), seat)})
     assert ob["action_mask"][a] == 1
 
