@@ -26,8 +26,9 @@ nearly free, so data is not what limits such a network; this measures what does.
 
 It prints one line per epoch and a table: positions, train and held-out loss, the held-out
 loss of a constant (the mean reward) and the targets' own entropy (the floor), and the
-held-out mean absolute error of the estimate. ``--write FILE`` saves the table's shipped
-``neural`` checkpoint with the ``own`` value network beside its policy, so that
+held-out mean absolute error of the estimate. ``--write FILE`` saves the network the table's
+``expert`` searches with (its ``experts/`` network where it has one, else its ``neural``
+checkpoint) with the ``own`` value network beside its policy, so that
 ``expert:path=FILE`` searches with it (``value_mix`` to mix it with the rollout); the
 arena then says what the network is worth inside the search. It needs torch (the
 ``train`` extra). Memory: ``all`` holds players x observation floats per position and seat.
@@ -178,10 +179,10 @@ def fit_value(x, y, xv, yv, *, hidden=(128, 128), epochs: int = 6, lr: float = 1
 
 
 def write_checkpoint(path: str, game: str, players: int, options: dict, layers: list, note: dict) -> None:
-    """The table's shipped ``neural`` checkpoint with ``layers`` as its value network, to ``path``."""
-    from sly_scout_env.netfile import NeuralPolicy, shipped_for
+    """The network the table's ``expert`` searches with, ``layers`` as its value network, to ``path``."""
+    from sly_scout_env.netfile import NeuralPolicy, shipped_expert_for, shipped_for
 
-    base = shipped_for(game, players, options)
+    base = shipped_expert_for(game, players, options) or shipped_for(game, players, options)
     meta = dict(base.meta)
     meta["value_training"] = note
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -202,7 +203,7 @@ def main(argv=None) -> int:
     p.add_argument("--hidden", default="128,128", help="hidden layers (default 128,128)")
     p.add_argument("--epochs", type=positive_int, default=6)
     p.add_argument("--seed", type=int, default=1, help="seed of the fitted games (the held-out ones: seed + 1)")
-    p.add_argument("--write", metavar="FILE", help="save the shipped network with the 'own' value network")
+    p.add_argument("--write", metavar="FILE", help="save the expert's network with the 'own' value network")
     args = p.parse_args(argv)
     kinds = [k.strip() for k in args.inputs.split(",") if k.strip()]
     bad = [k for k in kinds if k not in INPUTS]

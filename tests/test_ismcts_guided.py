@@ -326,14 +326,14 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
     assert bot.guide_c == make("ismcts", game="sly", guide="neural").guide_c  # untuned there: the default
     scout = make("expert", game="scout")
     scout.reset(0, game="scout", num_players=2, seat=0, options={})
-    assert scout.guide_c == shipped_for("scout", 2).meta["expert"]["guide_c"] == 0.5
-    assert scout.search.fcfg[K.F_GUIDE_C] == 0.5  # over Scout's bot default (0.1)
-    # Scout 5p: the expert keeps the network it was measured with, not the newer neural one.
-    scout.reset(0, game="scout", num_players=5, seat=0, options={})
-    kept = shipped_expert_for("scout", 5)
-    assert scout._guide_agent.policy.source == kept.source != shipped_for("scout", 5).source
-    assert scout.search.fcfg[K.F_GUIDE_C] == kept.meta["expert"]["guide_c"] == 0.5
-    for n in (3, 4):  # the neural network serves inside too, with its own tuning
+    # Scout 2p, 3p and 5p: the expert keeps the network it was measured with, not the newer neural one.
+    for players in (2, 3, 5):
+        scout.reset(0, game="scout", num_players=players, seat=0, options={})
+        kept = shipped_expert_for("scout", players)
+        assert scout._guide_agent.policy.source == kept.source != shipped_for("scout", players).source
+        assert scout.guide_c == kept.meta["expert"]["guide_c"] == 0.5
+        assert scout.search.fcfg[K.F_GUIDE_C] == 0.5  # over Scout's bot default (0.1)
+    for n in (4,):  # the neural network serves inside too, with its own tuning
         scout.reset(0, game="scout", num_players=n, seat=0, options={})
         assert shipped_expert_for("scout", n) is None
         assert scout._guide_agent.policy.source == shipped_for("scout", n).source

@@ -19,6 +19,7 @@ require("torch", INSTALL_TRAIN)
 
 from benchmarks.train_profile import (  # noqa: E402
     COLUMNS,
+    PPO_RECIPES,
     PhaseClock,
     Profile,
     Split,
@@ -93,25 +94,32 @@ def test_median_repeat_table_and_bottleneck_sentence():
 
 def test_recipes_come_from_the_shipped_checkpoints():
     assert recipe_command("sly", 2) == shipped_for("sly", 2).meta["trained"]["command"].split(" (", 1)[0]
-    # Scout's shipped networks are distilled: its PPO recipe is the recorded one, and a
-    # distilled count without one is refused by name.
-    assert shipped_for("scout", 2).meta["trained"]["command"].startswith("sly-scout distill scout")
+    # Scout 2p's network is PPO fine-tuned from a distilled one: its command, without the note.
+    command = shipped_for("scout", 2).meta["trained"]["command"]
+    assert recipe_command("scout", 2) == command.split(" (", 1)[0] != command
+    cfg = recipe_config(recipe_command("scout", 2))
+    assert (cfg.game, cfg.players, cfg.fast, cfg.policy, cfg.prior) == ("scout", 2, True, "scorer", None)
+    assert cfg.init_from.endswith("checkpoints/experts/scout_2p.npz") and cfg.opponents == [f"neural:path={cfg.init_from}"]
+    assert (cfg.n_envs, cfg.n_steps, cfg.batch_size, cfg.net_arch) == (256, 32, 1024, [128, 128])
+    # The other Scout networks are distilled: a count without a recorded PPO recipe is refused by name,
+    # and the recorded one is used where there is one.
+    assert shipped_for("scout", 4).meta["trained"]["command"].startswith("sly-scout distill scout")
     with pytest.raises(ValueError, match="not trained by 'sly-scout train'.*PPO recipes: scout:2"):
         recipe_command("scout", 4)
-    cfg = recipe_config(recipe_command("scout", 2))
+    cfg = recipe_config(PPO_RECIPES[("scout", 2)])
     assert (cfg.game, cfg.players, cfg.fast, cfg.prior, cfg.prior_weight) == ("scout", 2, True, "greedy", 3.0)
-    assert (cfg.n_envs, cfg.n_steps, cfg.batch_size, cfg.net_arch) == (256, 32, 1024, [128, 128])
     with pytest.raises(ValueError, match="not a 'sly-scout train' command"):
         recipe_config("sly-scout arena sly --players 2")
 
 
-@pytest.mark.parametrize("game, overrides", [
-    ("scout", {"n_envs": 8, "n_steps": 8, "batch_size": 32}),  # fast path, prior hints
-    ("sly", {"n_envs": 2, "n_steps": 16, "batch_size": 16}),  # slow path, a snapshot in the pool
+@pytest.mark.parametrize("game, command, overrides", [
+    ("scout", None, {"n_envs": 8, "n_steps": 8, "batch_size": 32}),  # fast path, the scorer, neural opponents
+    ("scout", PPO_RECIPES[("scout", 2)], {"n_envs": 8, "n_steps": 8, "batch_size": 32}),  # fast path, prior hints
+    ("sly", None, {"n_envs": 2, "n_steps": 16, "batch_size": 16}),  # slow path, a snapshot in the pool
 ])
-def test_tiny_profile_times_every_phase_around_the_real_calls(game, overrides):
+def test_tiny_profile_times_every_phase_around_the_real_calls(game, command, overrides):
     rollouts, repeats = 2, 3
-    p = profile_recipe(game, 2, rollouts=rollouts, repeats=repeats, overrides=overrides)
+    p = profile_recipe(game, 2, rollouts=rollouts, repeats=repeats, overrides=overrides, command=command)
     rollout = overrides["n_envs"] * overrides["n_steps"]
     assert p.rollout == rollout and len(p.repeats) == repeats and "changed: n_envs=" in p.command
     for s in p.repeats:

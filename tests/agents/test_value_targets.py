@@ -11,7 +11,7 @@ require("torch", INSTALL_TRAIN)
 from benchmarks.value_targets import entropy, fit_value, inputs_of, main, positions  # noqa: E402
 from sly_scout_env.agents.bots.registry import make  # noqa: E402
 from sly_scout_env.games import get_game  # noqa: E402
-from sly_scout_env.netfile import load, shipped_for  # noqa: E402
+from sly_scout_env.netfile import load, shipped_expert_for, shipped_for  # noqa: E402
 from sly_scout_env.views import player_view  # noqa: E402
 
 
@@ -103,9 +103,9 @@ def test_main_writes_a_checkpoint_the_expert_searches_with(tmp_path, capsys):
                  "--inputs", "own,all", "--write", str(path)]) == 0
     out = capsys.readouterr().out
     assert "| own | 149 |" in out and "| all | 298 |" in out
-    p, base = load(str(path)), shipped_for("scout", 2)
+    p, base = load(str(path)), shipped_expert_for("scout", 2)
     assert p.has_value and len(p.value_net[0]) == 1
-    for (w, b), (w0, b0) in zip(p.layers + [p.head], base.layers + [base.head]):  # the shipped policy, untouched
+    for (w, b), (w0, b0) in zip(p.layers + [p.head], base.layers + [base.head]):  # the expert's policy, untouched
         np.testing.assert_array_equal(w, w0)
         np.testing.assert_array_equal(b, b0)
     assert p.meta["value_training"]["policy"] == "greedy"
