@@ -99,7 +99,8 @@ def test_recipes_come_from_the_shipped_checkpoints():
     assert recipe_command("scout", 2) == command.split(" (", 1)[0] != command
     cfg = recipe_config(recipe_command("scout", 2))
     assert (cfg.game, cfg.players, cfg.fast, cfg.policy, cfg.prior) == ("scout", 2, True, "scorer", None)
-    assert cfg.init_from.endswith("checkpoints/experts/scout_2p.npz") and cfg.opponents == [f"neural:path={cfg.init_from}"]
+    assert cfg.init_from.endswith("checkpoints/experts/scout_2p.npz")
+    assert cfg.opponents == [f"neural:path={cfg.init_from}"]
     assert (cfg.n_envs, cfg.n_steps, cfg.batch_size, cfg.net_arch) == (256, 32, 1024, [128, 128])
     # The other Scout networks are distilled: a count without a recorded PPO recipe is refused by name,
     # and the recorded one is used where there is one.

@@ -11,7 +11,7 @@ require("torch", INSTALL_TRAIN)
 from benchmarks.value_targets import entropy, fit_value, inputs_of, main, positions  # noqa: E402
 from sly_scout_env.agents.bots.registry import make  # noqa: E402
 from sly_scout_env.games import get_game  # noqa: E402
-from sly_scout_env.netfile import load, shipped_expert_for, shipped_for  # noqa: E402
+from sly_scout_env.netfile import load, shipped_expert_for  # noqa: E402
 from sly_scout_env.views import player_view  # noqa: E402
 
 
