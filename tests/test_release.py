@@ -9,6 +9,7 @@ A fresh venv with the wheel imports the bots, the CLI and the checkpoints from s
 from __future__ import annotations
 
 import pathlib
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -20,16 +21,39 @@ from sly_scout_env.games import all_games
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
-# One worker builds for the whole module: two builds of the same tree at once race on its
-# sly_scout_env.egg-info (seen in CI as a missing SOURCES.txt when xdist split the module).
+# One worker builds for the whole module (the group; tests/test_xdist_groups.py checks groups hold).
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]
+
+
+def _source_copy(dest: pathlib.Path) -> pathlib.Path:
+    """The repository's files (tracked and untracked, not ignored) copied to ``dest``.
+
+    The build runs there, not in the work tree: setuptools rewrites ``sly_scout_env.egg-info``
+    in the tree it builds, and two builds of one tree at once race on it (CI once got an sdist
+    without ``pyproject.toml`` when pytest 9.2 let xdist split this module's group). The work
+    tree's own egg-info, the editable install's, is left alone as well.
+    Outside a git checkout the whole tree is copied, minus the venv and build outputs.
+    """
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True)
+    if listed.returncode == 0 and listed.stdout:
+        for rel in filter(None, listed.stdout.decode().split("\0")):
+            src = ROOT / rel
+            if src.is_file():
+                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dest / rel)
+        return dest
+    shutil.copytree(ROOT, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns(
+        ".venv", ".git", "runs", "site", "build", "dist", "*.egg-info", "__pycache__", "*.nbi", "*.nbc"))
+    return dest
 
 
 @pytest.fixture(scope="module")
 def dists(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist")
+    src = _source_copy(tmp_path_factory.mktemp("src"))
     # --no-isolation: build with this venv's setuptools (no download); the result is the same archive.
-    proc = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
+    proc = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(src)],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     wheel = next(out.glob("*.whl"))
