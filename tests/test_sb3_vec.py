@@ -147,10 +147,15 @@ def test_train_fast_refuses_self_play_and_non_compiled_opponents():
 
     with pytest.raises(ValueError, match="self-play snapshots are not compiled"):
         TrainConfig("sly", players=2, fast=True, opponents=["greedy"], self_play=0.5).check()
-    with pytest.raises(ValueError, match="one compiled policy"):
+    # Two names at 2 players: neither one for every seat nor one per other seat.
+    with pytest.raises(ValueError, match=r"or 1 of them \(one per other seat.*\['random', 'greedy'\]"):
         TrainConfig("sly", players=2, fast=True, opponents=["random", "greedy"], self_play=0.0).check()
-    with pytest.raises(ValueError, match="one compiled policy"):
+    with pytest.raises(ValueError, match=r"or 3 of them .*got \['greedy', 'random'\]"):
+        TrainConfig("sly", players=4, fast=True, opponents=["greedy", "random"], self_play=0.0).check()
+    with pytest.raises(ValueError, match="one compiled policy for every opponent seat.*'ismcts'"):
         TrainConfig("scout", players=2, fast=True, opponents=["ismcts"], self_play=0.0).check()
+    with pytest.raises(ValueError, match="'ismcts'"):
+        TrainConfig("scout", players=3, fast=True, opponents=["greedy", "ismcts"], self_play=0.0).check()
     with pytest.raises(ValueError, match="vec_env='subproc'"):
         TrainConfig("sly", players=2, fast=True, opponents=["greedy"], self_play=0.0, vec_env="subproc").check()
 
@@ -168,6 +173,18 @@ def test_train_fast_runs_on_the_batched_env(tmp_path):
         rows = list(csv.DictReader(f))
     assert int(rows[-1]["timesteps"]) >= 512 and int(rows[-1]["episodes"]) > 0
     assert (tmp_path / "final.zip").exists() and result["eval"][0]["games"] == 4
+
+
+def test_train_fast_gives_each_other_seat_its_own_policy():
+    from sly_scout_env.agents.training.ppo import TrainConfig, _build_venv
+
+    def seats(opponents, players):
+        cfg = TrainConfig("sly", players=players, fast=True, opponents=opponents, self_play=0.0, n_envs=4).check()
+        return _build_venv(cfg)[0]._engine.opponents
+
+    assert seats(["greedy", "random", "greedy"], 4) == ("greedy", "random", "greedy")
+    assert seats(["random", "random", "random"], 4) == ("random",) * 3
+    assert seats(["greedy"], 3) == ("greedy", "greedy")
 
 
 def test_reset_keeps_the_torch_thread_count():

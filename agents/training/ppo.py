@@ -156,7 +156,8 @@ class TrainConfig:
     n_envs: int = 4
     vec_env: str = "dummy"  # "dummy" or "subproc"
     # True: sly_scout_env.sb3_vec.SingleAgentVecEnv, n_envs games in one compiled batch with a
-    # compiled opponent (random / greedy) at every other seat; needs self_play=0 (snapshots are not compiled).
+    # compiled opponent (random / greedy / neural) at every other seat, or opponents with one such name per
+    # other seat in seat order; needs self_play=0 (snapshots are not compiled).
     fast: bool = False
     n_steps: int = 128  # per env and rollout
     batch_size: int = 128
@@ -233,9 +234,13 @@ class TrainConfig:
         if self.self_play > 0:
             raise ValueError(f"fast=True (--fast) plays compiled opponents only, and self-play snapshots are not "
                              f"compiled: give self_play=0 (--self-play 0), got {self.self_play}")
-        if len(set(self.opponents)) != 1 or parse_spec(self.opponents[0])[0] not in compiled:
-            raise ValueError(f"fast=True (--fast) plays one compiled policy at every opponent seat: give opponents "
-                             f"as one of {', '.join(compiled)} (or neural:path=FILE), got {list(self.opponents)}")
+        one_for_all = len(set(self.opponents)) == 1
+        per_seat = len(self.opponents) == self.players - 1
+        if not (one_for_all or per_seat) or any(parse_spec(o)[0] not in compiled for o in self.opponents):
+            raise ValueError(f"fast=True (--fast) plays compiled policies: give opponents as one compiled policy for "
+                             f"every opponent seat, or {self.players - 1} of them (one per other seat, in seat "
+                             f"order), each one of {', '.join(compiled)} (or neural:path=FILE); got "
+                             f"{list(self.opponents)}")
         if self.vec_env != "dummy":
             raise ValueError(f"fast=True (--fast) runs all n_envs games in one process; vec_env={self.vec_env!r} "
                              "does not apply (leave it 'dummy')")
@@ -655,7 +660,9 @@ def _build_venv(cfg: TrainConfig):
         from sly_scout_env.sb3_vec import SingleAgentVecEnv
 
         extra = {"action_features": True} if cfg.scorer else {}  # default runs: the constructor call as before
-        venv = SingleAgentVecEnv(cfg.game, cfg.n_envs, opponents=cfg.opponents[0], learner_seat="rotate",
+        # One name for every other seat, or one per other seat in seat order (checked by _check_fast).
+        opponents = cfg.opponents[0] if len(set(cfg.opponents)) == 1 else list(cfg.opponents)
+        venv = SingleAgentVecEnv(cfg.game, cfg.n_envs, opponents=opponents, learner_seat="rotate",
                                  reward=cfg.reward, seed=cfg.seed, num_players=cfg.players, **extra, **cfg.options)
     else:
         factories = [_env_factory(cfg, _new_opponents(cfg, [])) for _ in range(cfg.n_envs)]

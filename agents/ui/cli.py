@@ -254,7 +254,8 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--eval-workers", type=positive_int, default=d.eval_workers,
                    help=f"arena worker processes (default {d.eval_workers})")
     p.add_argument("--opponents", type=_bot_list, default=d.opponents, metavar="A,B",
-                   help="baseline bots of the opponent pool (default random), e.g. random,greedy")
+                   help="baseline bots of the opponent pool (default random), e.g. random,greedy; with --fast "
+                        "one compiled policy for every other seat, or one per other seat in seat order")
     p.add_argument("--self-play", type=probability, default=d.self_play, metavar="P",
                    help=f"probability that an opponent seat is a snapshot of the learner (default {d.self_play})")
     p.add_argument("--snapshot-every", type=positive_int, default=d.snapshot_every, metavar="K",
@@ -266,7 +267,7 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--vec-env", choices=("dummy", "subproc"), default=d.vec_env,
                    help="dummy (one process; best for these fast envs) or subproc (default dummy)")
     p.add_argument("--fast", action="store_true",
-                   help="play the n-envs games in one compiled batch against one compiled opponent policy "
+                   help="play the n-envs games in one compiled batch against compiled opponent policies "
                         "(--opponents random, greedy or neural, --self-play 0); much faster, see docs/training.md")
     p.add_argument("--n-steps", type=positive_int, default=d.n_steps,
                    help=f"rollout steps per env (default {d.n_steps})")
