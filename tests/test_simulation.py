@@ -48,24 +48,30 @@ def test_chunks_and_threads_give_identical_arrays(game, players):
     assert isinstance(one["seconds"], float) and one["seconds"] > 0
 
 
+def _replay(e, policies, word):
+    """Deal the raw env ``e`` with stream word ``word`` and play uniform moves from the game's policy
+    generator seeded as ``simulate`` seeds it: ``(env, steps, rewards paid to each seat)``."""
+    e.reset(seed=0)
+    e._k_reset(int(word))
+    e._start_episode()
+    policy = np.array([policies.policy_seed(e._state, word)], dtype=np.int64)
+    paid = np.zeros(e.num_players)
+    steps = 0
+    while not e.terminations[e.agent_selection]:
+        legal = np.flatnonzero(e.legal_action_mask())
+        e.step(int(legal[rng_below(policy, 0, len(legal))]))
+        steps += 1
+        paid += [e.rewards[a] for a in e.possible_agents]
+    return e, steps, paid
+
+
 @pytest.mark.parametrize("players", (2, 3, 4))
 def test_sly_games_replay_through_the_raw_env(players):
     """Game i of simulate == the raw env dealt with stream word i, moves from the policy generator."""
     sim = simulate("sly", 40, players=players, seed=11)
     words = stream_words(11, 0, 40)
     for i in range(40):
-        e = sly_v0.raw_env(num_players=players)
-        e.reset(seed=0)
-        e._k_reset(int(words[i]))
-        e._start_episode()
-        policy = np.array([sly_policies.policy_seed(e._state, words[i])], dtype=np.int64)
-        paid = np.zeros(players)
-        steps = 0
-        while not e.terminations[e.agent_selection]:
-            legal = np.flatnonzero(e.legal_action_mask())
-            e.step(int(legal[rng_below(policy, 0, len(legal))]))
-            steps += 1
-            paid += [e.rewards[a] for a in e.possible_agents]
+        e, steps, paid = _replay(sly_v0.raw_env(num_players=players), sly_policies, words[i])
         assert steps == sim["steps"][i]
         assert e._state[sly_rules.END_REASON] == sim["end_reason"][i]
         np.testing.assert_array_equal(paid, sim["scores"][i])
@@ -78,18 +84,7 @@ def test_scout_hands_replay_through_the_raw_env(players):
     sim = simulate("scout", hands, players=players, seed=4)
     words = stream_words(4, 0, hands)
     for i in range(hands):
-        e = scout_v0.raw_env(num_players=players, rounds=1)
-        e.reset(seed=0)
-        e._k_reset(int(words[i]))
-        e._start_episode()
-        policy = np.array([scout_policies.policy_seed(e._state, words[i])], dtype=np.int64)
-        paid = np.zeros(players)
-        steps = 0
-        while not e.terminations[e.agent_selection]:
-            legal = np.flatnonzero(e.legal_action_mask())
-            e.step(int(legal[rng_below(policy, 0, len(legal))]))
-            steps += 1
-            paid += [e.rewards[a] for a in e.possible_agents]
+        e, steps, paid = _replay(scout_v0.raw_env(num_players=players, rounds=1), scout_policies, words[i])
         d = e.state_dict()
         assert steps == sim["steps"][i]
         assert d["round_end_reasons"] == [{1: "i", 2: "ii"}[int(sim["end_reason"][i])]]
