@@ -382,8 +382,8 @@ def test_warm_start_clones_the_teacher_well_above_chance():
 
 # The shipped checkpoints that beat greedy (benchmarks/strength.jsonl, docs/training.md):
 # (game, players) -> (arena games, required margin of the interval's lower end over parity).
-# Measured: Sly 2p 0.86, Sly 3p 0.61 (parity 0.33); Scout (distilled from the expert) 2p 0.79-0.80,
-# 3p 0.49-0.51 (parity 0.33), 4p 0.49 (parity 0.25), 5p 0.41 (parity 0.20).
+# Measured: Sly 2p 0.86, Sly 3p 0.61 (parity 0.33); Scout 2p 0.83, 3p 0.69-0.70 (parity 0.33) and 4p
+# 0.51-0.56 (parity 0.25), PPO from the distilled networks; 5p 0.41 (parity 0.20), distilled from the expert.
 BEATS_GREEDY = {("sly", 2): (100, 0.1), ("sly", 3): (120, 0.1), ("scout", 2): (200, 0.1), ("scout", 3): (201, 0.05),
                 ("scout", 4): (200, 0.05), ("scout", 5): (200, 0.05)}
 

@@ -102,11 +102,14 @@ def test_recipes_come_from_the_shipped_checkpoints():
     assert cfg.init_from.endswith("checkpoints/experts/scout_2p.npz")
     assert cfg.opponents == [f"neural:path={cfg.init_from}"]
     assert (cfg.n_envs, cfg.n_steps, cfg.batch_size, cfg.net_arch) == (256, 32, 1024, [128, 128])
-    # The other Scout networks are distilled: a count without a recorded PPO recipe is refused by name,
+    # So is the 4p one, at its own count.
+    cfg = recipe_config(recipe_command("scout", 4))
+    assert cfg.players == 4 and cfg.init_from.endswith("checkpoints/experts/scout_4p.npz")
+    # The 5p network is distilled: a count without a recorded PPO recipe is refused by name,
     # and the recorded one is used where there is one.
-    assert shipped_for("scout", 4).meta["trained"]["command"].startswith("sly-scout distill scout")
+    assert shipped_for("scout", 5).meta["trained"]["command"].startswith("sly-scout distill scout")
     with pytest.raises(ValueError, match="not trained by 'sly-scout train'.*PPO recipes: scout:2"):
-        recipe_command("scout", 4)
+        recipe_command("scout", 5)
     cfg = recipe_config(PPO_RECIPES[("scout", 2)])
     assert (cfg.game, cfg.players, cfg.fast, cfg.prior, cfg.prior_weight) == ("scout", 2, True, "greedy", 3.0)
     with pytest.raises(ValueError, match="not a 'sly-scout train' command"):
