@@ -325,13 +325,18 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
     assert "guide_c" not in (shipped_for("sly", 4).meta.get("expert") or {})
     assert bot.guide_c == make("ismcts", game="sly", guide="neural").guide_c  # untuned there: the default
     scout = make("expert", game="scout")
-    # Scout: the expert keeps the network it was measured with at every count, not the newer neural one.
-    for players in (2, 3, 4, 5):
+    # Scout 2p, 4p and 5p: the expert keeps the network it was measured with, not the newer neural one.
+    for players in (2, 4, 5):
         scout.reset(0, game="scout", num_players=players, seat=0, options={})
         kept = shipped_expert_for("scout", players)
         assert scout._guide_agent.policy.source == kept.source != shipped_for("scout", players).source
         assert scout.guide_c == kept.meta["expert"]["guide_c"] == 0.5
         assert scout.search.fcfg[K.F_GUIDE_C] == 0.5  # over Scout's bot default (0.1)
+    # Scout 3p: the neural (PPO) network serves inside too, with its own tuning (it led inside the search).
+    scout.reset(0, game="scout", num_players=3, seat=0, options={})
+    assert shipped_expert_for("scout", 3) is None
+    assert scout._guide_agent.policy.source == shipped_for("scout", 3).source
+    assert scout.search.fcfg[K.F_GUIDE_C] == shipped_for("scout", 3).meta["expert"]["guide_c"] == 0.5
     given = make("expert", game="scout", guide_c=0.1)  # a given constant wins over the tuning
     given.reset(0, game="scout", num_players=3, seat=0, options={})
     assert given.search.fcfg[K.F_GUIDE_C] == 0.1
