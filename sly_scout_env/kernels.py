@@ -15,7 +15,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ._rng import WORD_SLOTS
+from ._rng import WORD_SLOTS, rng_next
 
 # Actions a game may take before it is stopped: Sly's Fox-only Reveals could repeat for
 # ever in principle, so every compiled loop (simulate, the learner's opponents) is capped.
@@ -202,8 +202,10 @@ def win_rewards(num_p, out):
 # -- trained networks as compiled policies (sly_scout_env.netpolicy: the layout of ``nets``) --
 NO_NETS = np.zeros(0, dtype=np.float32)  # the ``nets`` of a run in which no seat plays neural
 # A network's header: observation size, L, activation, prior id, prior weight, kind, rows
-# (an action scorer: the most feature rows, the table's action count), first-layer width.
-NET_HEADER = 8
+# (an action scorer: the most feature rows, the table's action count), first-layer width,
+# temperature (0: the move is the argmax; T > 0: a draw from the softmax of the logits / T).
+NET_HEADER = 9
+NET_TEMPERATURE = 8  # the header field read by net_move and net_score_move
 NET_TANH = 0  # activation codes
 NET_RELU = 1
 NET_OBSERVATION = 0  # kinds: logits of every action from the observation
@@ -494,12 +496,23 @@ def _observation_trunk(nets, o, obs):
     return x, p, p + outs * x.shape[0]
 
 
+@njit(cache=True, inline="always")
+def _gumbel(rng):
+    """A standard Gumbel draw from the policy's generator word ``rng[0]``: ``-log(-log U)``."""
+    u = ((rng_next(rng, 0) >> np.uint64(11)) * (1.0 / 9007199254740992.0)) + 0.5 / 9007199254740992.0
+    return -math.log(-math.log(u))
+
+
 @njit(cache=True)
-def net_move(nets, k, obs, legal, n, prior_action):
-    """Network ``k``'s masked argmax over ``legal[:n]`` (ascending) for the observation in
-    ``obs[:in]``, hidden activations in ``obs[in:]``; ``prior_action`` gets the prior weight."""
+def net_move(nets, k, obs, legal, n, prior_action, rng):
+    """Network ``k``'s move over ``legal[:n]`` (ascending) for the observation in ``obs[:in]``,
+    hidden activations in ``obs[in:]``; ``prior_action`` gets the prior weight. The masked
+    argmax (the lowest id among equal logits), or with a temperature ``T`` in the header a
+    draw from the softmax of the logits / T: the argmax of logit / T plus a Gumbel draw per
+    legal action from ``rng[0]`` (one pass, no buffer)."""
     o = int(nets[1 + k])
     prior_weight = nets[o + 4]
+    temperature = np.float64(nets[o + NET_TEMPERATURE])
     if int(nets[o + 5]) != NET_OBSERVATION:
         raise ValueError("netpolicy.net_move: an action scorer's move is net_score_move's")
     x, p, head_bias = _observation_trunk(nets, o, obs)
@@ -511,6 +524,8 @@ def net_move(nets, k, obs, legal, n, prior_action):
         z = np.float64(_dot(x, nets[p + a * width : p + (a + 1) * width]) + nets[head_bias + a])
         if a == prior_action:
             z += prior_weight
+        if temperature > 0.0:
+            z = z / temperature + _gumbel(rng)
         if best < 0 or z > best_z:
             best = a
             best_z = z
@@ -571,11 +586,13 @@ def net_feature_rows(nets, k, obs, n):
 
 
 @njit(cache=True)
-def net_score_move(nets, k, obs, legal, n):
-    """The action scorer ``k``'s argmax over ``legal[:n]`` (ascending; the lowest id among equal
-    logits), the feature rows of those actions in :func:`net_feature_rows`' view of ``obs``."""
+def net_score_move(nets, k, obs, legal, n, rng):
+    """The action scorer ``k``'s move over ``legal[:n]`` (ascending), the feature rows of those
+    actions in :func:`net_feature_rows`' view of ``obs``: the argmax (the lowest id among equal
+    logits), or a draw from the softmax of the logits / T as in :func:`net_move`."""
     o = int(nets[1 + k])
     d = int(nets[o])
+    temperature = np.float64(nets[o + NET_TEMPERATURE])
     rows = obs[d : d + _net_rows_size(nets, o)]
     work = obs[d + _net_rows_size(nets, o) :]
     best = -1
@@ -584,7 +601,10 @@ def net_score_move(nets, k, obs, legal, n):
     for i0 in range(0, n, SCORER_BLOCK):
         z = _scorer_block(nets, o, rows, i0, n, work)
         for j in range(min(SCORER_BLOCK, n - i0)):
-            if best < 0 or z[j] > best_z:
+            zj = np.float64(z[j])
+            if temperature > 0.0:
+                zj = zj / temperature + _gumbel(rng)
+            if best < 0 or zj > best_z:
                 best = legal[i0 + j]
-                best_z = z[j]
+                best_z = zj
     return best

@@ -8,15 +8,18 @@
 Names. ``"neural"`` plays the checkpoint shipped for the game, player count and options
 (:func:`sly_scout_env.netfile.shipped_for`: a count without one is refused naming the
 counts that have one); ``"neural:path=FILE"`` plays a checkpoint of your own (checked
-against the table). :func:`compiled_policies` turns one name per seat into policy ids and
-the packed networks ``nets``.
+against the table); ``":temperature=T"`` after either draws each move from the softmax of
+the network's logits divided by ``T`` instead of playing its argmax (an opponent that
+varies its play, for training: ``sly-scout train --fast --opponents neural:temperature=1``).
+:func:`compiled_policies` turns one name per seat into policy ids and the packed networks
+``nets``.
 
 Why the weights travel as an argument: a Numba kernel compiled with ``cache=True`` would
 bake module globals into its cache, and the networks are data chosen at run time. So
 every ``policies.choose`` takes ``nets``, one read-only float32 array holding every
 network a run plays (an empty array when no seat plays ``neural``). Policy id
 ``policies.NEURAL + k`` plays network ``k``; a table with several checkpoints (yours
-against the shipped one) holds one network per distinct file.
+against the shipped one) holds one network per distinct file and temperature.
 
 The forward pass is compiled in ``sly_scout_env/kernels.py`` (it knows no game; the game
 folders' ``policies.choose`` call it); this module packs the networks and resolves names.
@@ -25,7 +28,7 @@ Layout of ``nets`` (integers stored as float32, exact below 2**24)::
 
     [K, offset_0 .. offset_{K-1}, net_0, net_1, ...]
     net: [observation size, L, activation, prior id, prior weight, kind, rows, in,
-          h_1 .. h_L, out,
+          temperature, h_1 .. h_L, out,
           layer 1 .. L: weight transposed (in, out) row-major (an action scorer's layers
                         2 .. L: (out, in) row-major), bias (out,),
           head: weight (out, h_L) row-major, bias (out,)]
@@ -53,7 +56,10 @@ rows of them for an action scorer). ``choose`` allocates nothing and the shared
 The move: the masked argmax of the logits (plus ``prior weight`` at the prior policy's
 move when the checkpoint has a prior), the lowest legal id among equal logits, as
 ``NeuralPolicy.act(deterministic=True)``; an action scorer runs its MLP on each legal
-action's row and plays the argmax of those logits. The sums run in float32 in another order than
+action's row and plays the argmax of those logits. With a temperature ``T`` > 0 either
+kind plays the argmax of ``logit / T + g``, ``g`` a Gumbel draw per legal action from the
+policy's generator word: a draw from ``softmax(logits / T)`` in one pass, no buffer
+(the Gumbel-max trick), the same moves for the same seed. The sums run in float32 in another order than
 numpy's, so the two can differ only where two legal logits are within float32 rounding
 (tests/test_netpolicy.py compares them on positions of every shipped checkpoint,
 tests/test_scorer_checkpoint.py for action scorers).
@@ -74,14 +80,15 @@ from .netfile import ACTIVATIONS, CheckpointError, load, shipped_for, table_size
 ACTIVATION_CODES = {"Tanh": K.NET_TANH, "ReLU": K.NET_RELU}
 assert set(ACTIVATION_CODES) == set(ACTIVATIONS)
 _FLOAT32_EXACT = 2**24
+NEURAL_PARAMS = ("path", "temperature")  # what ``neural:key=value`` may name (parse_name)
 
 
-def _block(layers, head, observation_size, activation, prior_id, weight, kind, rows) -> np.ndarray:
+def _block(layers, head, observation_size, activation, prior_id, weight, kind, rows, temperature=0.0) -> np.ndarray:
     """One network of the layout (module docstring) as float32."""
     sizes = [w.shape[0] for w, _ in layers] + [head[0].shape[0]]
     first = (layers[0][0] if layers else head[0]).shape[1]
     parts = [np.array([observation_size, len(layers), ACTIVATION_CODES[activation], prior_id, weight, kind, rows,
-                       first] + sizes, dtype=np.float32)]
+                       first, temperature] + sizes, dtype=np.float32)]
     for l, (w, b) in enumerate(layers):  # w: (out, in); stored transposed but an action scorer's later layers
         parts += [np.ascontiguousarray(w if l > 0 and kind == K.NET_SCORER else w.T).ravel(), b]
     parts += [head[0].ravel(), head[1]]
@@ -97,16 +104,19 @@ def _join(blocks) -> np.ndarray:
     return np.concatenate([np.array([k], np.float32), offsets.astype(np.float32)] + blocks)
 
 
-def pack(policies, prior_ids) -> np.ndarray:
+def pack(policies, prior_ids, temperatures=None) -> np.ndarray:
     """``nets`` for the :class:`~sly_scout_env.netfile.NeuralPolicy` list ``policies``;
-    ``prior_ids[k]``: the compiled policy id of network ``k``'s prior (-1: none)."""
+    ``prior_ids[k]``: the compiled policy id of network ``k``'s prior (-1: none);
+    ``temperatures[k]``: network ``k`` draws its moves at that temperature (None or 0: argmax)."""
     if not policies:
         return NO_NETS.copy()
     blocks = []
-    for p, prior_id in zip(policies, prior_ids):
+    temperatures = [0.0] * len(policies) if temperatures is None else temperatures
+    for p, prior_id, temperature in zip(policies, prior_ids, temperatures):
         weight = 0.0 if p.prior is None else float(p.prior["weight"])
         kind, rows = (K.NET_SCORER, p.num_actions) if p.scores_actions else (K.NET_OBSERVATION, 0)
-        blocks.append(_block(p.layers, p.head, p.observation_size, p.meta["activation"], prior_id, weight, kind, rows))
+        blocks.append(_block(p.layers, p.head, p.observation_size, p.meta["activation"], prior_id, weight, kind, rows,
+                             float(temperature or 0.0)))
     return _join(blocks)
 
 
@@ -145,19 +155,33 @@ def obs_size(observation_size: int, nets) -> int:
 
 
 def parse_name(name: str, names) -> tuple[str, dict]:
-    """``"neural:path=FILE"`` -> ``("neural", {"path": FILE})``; ValueError naming the allowed forms."""
+    """``"neural:path=FILE:temperature=T"`` -> ``("neural", {"path": FILE, "temperature": T})``;
+    ValueError naming the bad part and the allowed forms."""
+    forms = "neural:path=FILE, neural:temperature=T or both"
     if not isinstance(name, str):
-        raise ValueError(f"policy {name!r} is not a name; give one of: {', '.join(names)} (or neural:path=FILE)")
+        raise ValueError(f"policy {name!r} is not a name; give one of: {', '.join(names)} (or {forms})")
     base, _, rest = name.strip().partition(":")
     if base not in names:
-        raise ValueError(f"unknown compiled policy {name!r}; allowed: {', '.join(names)} (or neural:path=FILE)")
+        raise ValueError(f"unknown compiled policy {name!r}; allowed: {', '.join(names)} (or {forms})")
     params = {}
     for item in rest.split(":") if rest else ():  # the bots' spec form: name:key=value
         key, eq, value = item.partition("=")
-        if not eq or key.strip() != "path" or base != "neural" or not value.strip():
-            raise ValueError(f"policy {name!r}: {item!r} is not allowed; only neural takes a parameter, "
-                             "path=FILE (a checkpoint of your own)")
-        params["path"] = value.strip()
+        key, value = key.strip(), value.strip()
+        if not eq or key not in NEURAL_PARAMS or base != "neural" or not value or key in params:
+            raise ValueError(f"policy {name!r}: {item!r} is not allowed; only neural takes parameters, each once: "
+                             "path=FILE (a checkpoint of your own), temperature=T (a number > 0: draw each move from "
+                             "the softmax of the logits / T instead of playing the argmax)")
+        if key == "temperature":
+            try:
+                t = float(value)
+            except ValueError:
+                t = float("nan")
+            if not (t > 0 and np.isfinite(t)):
+                raise ValueError(f"policy {name!r}: temperature={value!r} is not allowed; give a number > 0 (small: "
+                                 "close to the argmax; 1: the network's own distribution; large: close to uniform)")
+            params[key] = t
+        else:
+            params[key] = value
     return base, params
 
 
@@ -179,21 +203,23 @@ def _checkpoint(game, num_players, options, path):
 def compiled_policies(game: str, names, num_players: int, options: dict | None = None):
     """``(ids, nets)``: the compiled policy id of each name and the packed networks.
 
-    ``names``: ``"random"``, ``"greedy"``, ``"neural"``, ``"neural:path=FILE"`` (the
-    game's ``policies.POLICY_NAMES``, neural with an optional checkpoint). ``options``:
+    ``names``: ``"random"``, ``"greedy"``, ``"neural"``, ``"neural:path=FILE"``,
+    ``"neural:temperature=T"`` (the game's ``policies.POLICY_NAMES``, neural with an optional
+    checkpoint and sampling temperature). ``options``:
     the table's game options (they pick the shipped checkpoint). ValueError (or its
     subclass CheckpointError) naming the bad name or checkpoint.
     """
     pol = get_game(game).module("policies")
     options = dict(options or {})
-    ids, policies, priors, seen = [], [], [], {}
+    ids, policies, priors, temperatures, seen = [], [], [], [], {}
     for name in names:
         base, params = parse_name(name, pol.POLICY_NAMES)
         if base != "neural":
             ids.append(pol.policy_id(base))
             continue
         p = _checkpoint(game, num_players, options, params.get("path"))
-        if p.source not in seen:
+        key = (p.source, params.get("temperature", 0.0))  # one network per file and temperature
+        if key not in seen:
             prior_id = -1
             if p.prior is not None:
                 if p.prior["bot"] not in pol.POLICY_NAMES or p.prior["bot"] == "neural":
@@ -201,8 +227,9 @@ def compiled_policies(game: str, names, num_players: int, options: dict | None =
                                           f"{p.prior['bot']!r}, which has no compiled {game} policy (compiled "
                                           f"priors: {', '.join(n for n in pol.POLICY_NAMES if n != 'neural')})")
                 prior_id = pol.policy_id(p.prior["bot"])
-            seen[p.source] = len(policies)
+            seen[key] = len(policies)
             policies.append(p)
             priors.append(prior_id)
-        ids.append(pol.NEURAL + seen[p.source])
-    return np.array(ids, dtype=np.int64), pack(policies, priors)
+            temperatures.append(key[1])
+        ids.append(pol.NEURAL + seen[key])
+    return np.array(ids, dtype=np.int64), pack(policies, priors, temperatures)

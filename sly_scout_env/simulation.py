@@ -47,7 +47,7 @@ def policy_ids(game: str, policies, players: int, options: dict | None = None):
     if len(policies) != players:
         raise ValueError(
             f"policies={policies!r} names {len(policies)} seats but the game has {players} players; "
-            f"give one name per seat from: {', '.join(pol.POLICY_NAMES)} (or neural:path=FILE)"
+            f"give one name per seat from: {', '.join(pol.POLICY_NAMES)} (or neural:path=FILE, neural:temperature=T)"
         )
     return compiled_policies(game, policies, players, options)
 

@@ -241,12 +241,78 @@ def test_ismcts_neural_rollout_at_a_count_without_a_checkpoint_is_refused(monkey
         bot.reset(0, game="sly", num_players=4, seat=0, options={})
 
 
+def _sampled_moves(game, players, policy, temperature, positions, draws, tmp_path):
+    """Per position: the compiled moves of ``draws`` generator words at ``temperature``
+    (None: the argmax) and the numpy logits."""
+    path = policy.save(str(tmp_path / f"t{temperature}.npz"))
+    name = f"neural:path={path}" + ("" if temperature is None else f":temperature={temperature}")
+    ids, nets = compiled_policies(game, [name], players)
+    pol = get_game(game).module("policies")
+    scratch = np.zeros(pol.CHOOSE_SCRATCH, dtype=np.int64)
+    obs = np.zeros(obs_size(policy.observation_size, nets), dtype=np.float32)
+    out = []
+    for row, observation, mask in positions:
+        moves = [int(pol.choose(int(ids[0]), row.copy(), scratch, obs, np.array([w], np.int64), nets))
+                 for w in range(draws)]
+        out.append((np.array(moves), policy.logits(observation, mask).astype(np.float64), mask))
+    return out
+
+
+@pytest.mark.parametrize("game, kind", [("sly", "observation"), ("scout", "observation"), ("scout", "scorer")])
+def test_a_temperature_draws_moves_from_the_softmax_of_the_logits(game, kind, tmp_path):
+    """``neural:temperature=T``: each legal move as often as softmax(logits / T) says (every
+    frequency within 5 standard errors over 600 draws), never an illegal one; the same word
+    gives the same move; a tiny T plays the argmax."""
+    from .nets import random_scorer
+
+    players = 3
+    policy = random_scorer(players, seed=4) if kind == "scorer" else _random_policy(game, players, "Tanh", (16,), 5)
+    positions = [p for p in _positions(game, players, {}, count=60, seed=11) if p[2].sum() >= 3][:12]
+    assert len(positions) >= 8
+    temperature = 2.0
+    spread = 0
+    for moves, z, mask in _sampled_moves(game, players, policy, temperature, positions, 600, tmp_path):
+        legal = np.flatnonzero(mask)
+        assert np.isin(moves, legal).all()
+        p = np.exp((z[legal] - z[legal].max()) / temperature)
+        p /= p.sum()
+        freq = np.array([(moves == a).mean() for a in legal])
+        assert (np.abs(freq - p) <= 5 * np.sqrt(p * (1 - p) / len(moves)) + 0.005).all(), (freq, p)
+        spread += p.max() < 0.8
+    assert spread >= 3  # the check saw real distributions, not one move that always wins
+    again = _sampled_moves(game, players, policy, temperature, positions[:3], 50, tmp_path)
+    first = _sampled_moves(game, players, policy, temperature, positions[:3], 50, tmp_path)
+    assert all((a[0] == b[0]).all() for a, b in zip(again, first))
+    cold = _sampled_moves(game, players, policy, 1e-4, positions, 5, tmp_path)
+    argmax = _sampled_moves(game, players, policy, None, positions, 1, tmp_path)
+    clear = 0
+    for (c, z, mask), (a, _, _) in zip(cold, argmax):
+        top = np.sort(z[mask == 1])[-2:]
+        if top[1] - top[0] > 0.01:  # equal logits (equal feature rows) are a fair draw among them
+            clear += 1
+            assert (c == a[0]).all()
+    assert clear >= 6
+
+
+def test_one_network_per_file_and_temperature(tmp_path):
+    a = _random_policy("sly", 2, "Tanh", (8,), seed=1).save(str(tmp_path / "a.npz"))
+    names = [f"neural:path={a}", f"neural:path={a}:temperature=1", f"neural:temperature=1:path={a}"]
+    ids, nets = compiled_policies("sly", names + [f"neural:path={a}:temperature=0.5"], 2)  # a name per draw
+    neural = get_game("sly").module("policies").NEURAL
+    assert ids.tolist() == [neural, neural + 1, neural + 1, neural + 2] and nets[0] == 3
+    assert parse_name(f"neural:temperature=0.5:path={a}", ("neural",)) == ("neural", {"temperature": 0.5, "path": a})
+
+
 @pytest.mark.parametrize("game, players, policies, match", [
     ("sly", 4, ["neural"] * 4, "no shipped checkpoint for sly with 4 players; player counts with one: 2, 3"),
-    ("sly", 2, ["neural:depth=3", "random"], "only neural takes a parameter, path=FILE"),
-    ("sly", 2, ["greedy:path=x.npz", "random"], "only neural takes a parameter"),
-    ("sly", 2, ["neural:path=", "random"], "only neural takes a parameter"),
+    ("sly", 2, ["neural:depth=3", "random"], "only neural takes parameters, each once: path=FILE"),
+    ("sly", 2, ["greedy:path=x.npz", "random"], "only neural takes parameters"),
+    ("sly", 2, ["neural:path=", "random"], "only neural takes parameters"),
     ("sly", 2, ["neural:path=/no/such/file.npz", "random"], "no such checkpoint file"),
+    ("sly", 2, ["neural:temperature=0", "random"], "temperature='0' is not allowed; give a number > 0"),
+    ("sly", 2, ["neural:temperature=hot", "random"], "temperature='hot' is not allowed; give a number > 0"),
+    ("sly", 2, ["neural:temperature=inf", "random"], "temperature='inf' is not allowed"),
+    ("sly", 2, ["neural:temperature=1:temperature=2", "random"], "'temperature=2' is not allowed; .* each once"),
     ("sly", 2, ["psychic", "random"], "unknown compiled policy 'psychic'; allowed: random, greedy, neural"),
 ])
 def test_bad_names_and_checkpoints_are_refused(game, players, policies, match, monkeypatch):

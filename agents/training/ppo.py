@@ -239,8 +239,8 @@ class TrainConfig:
         if not (one_for_all or per_seat) or any(parse_spec(o)[0] not in compiled for o in self.opponents):
             raise ValueError(f"fast=True (--fast) plays compiled policies: give opponents as one compiled policy for "
                              f"every opponent seat, or {self.players - 1} of them (one per other seat, in seat "
-                             f"order), each one of {', '.join(compiled)} (or neural:path=FILE); got "
-                             f"{list(self.opponents)}")
+                             f"order), each one of {', '.join(compiled)} (or neural:path=FILE, "
+                             f"neural:temperature=T); got {list(self.opponents)}")
         if self.vec_env != "dummy":
             raise ValueError(f"fast=True (--fast) runs all n_envs games in one process; vec_env={self.vec_env!r} "
                              "does not apply (leave it 'dummy')")

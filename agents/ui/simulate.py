@@ -51,7 +51,8 @@ def add_simulate_parser(sub) -> None:
             default=None,
             metavar="NAME,NAME,...",
             help="one compiled policy per seat, comma-separated: random, greedy, neural (the network shipped "
-                 "for the game and player count) or neural:path=FILE (default: random for every seat)",
+                 "for the game and player count), neural:path=FILE, and either with :temperature=T (each move drawn "
+                 "from the softmax of the logits / T) (default: random for every seat)",
         )
         add_ray_option(p, "the chunks of games")
 

@@ -100,11 +100,11 @@ def _choose_neural(policy_id, state, scratch, n, obs, rng, nets):
             return -1  # packed for another feature set (netfile refuses those at load)
         action_features(obs[:d], legal, n, state[R.NUM_PLAYERS], scratch[R.S_SETB : _S_VALUES],
                         scratch[_S_VALUES : _S_VALUES + n], rows)
-        return net_score_move(nets, k, obs, legal, n)
+        return net_score_move(nets, k, obs, legal, n, rng)
     p = net_prior(nets, k)
     prior = -1 if p < 0 else _choose_heuristic(p, state, scratch, n, obs, rng)
     encode_observation(state, state[R.CURRENT_PLAYER], obs[:d])
-    return net_move(nets, k, obs, legal, n, prior)
+    return net_move(nets, k, obs, legal, n, prior, rng)
 
 
 @njit(cache=True)

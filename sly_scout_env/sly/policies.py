@@ -87,7 +87,7 @@ def _choose_neural(policy_id, state, scratch, n, obs, rng, nets):
     p = net_prior(nets, k)
     prior = -1 if p < 0 else _choose_heuristic(p, state, legal, n, obs, rng)
     encode_observation(state, state[R.CURRENT_PLAYER], obs[:d])
-    return net_move(nets, k, obs, legal, n, prior)
+    return net_move(nets, k, obs, legal, n, prior, rng)
 
 
 @njit(cache=True)
