@@ -193,3 +193,21 @@ def test_reset_keeps_the_torch_thread_count():
             "v = SingleAgentVecEnv('sly', 300, num_players=2, seed=0); v.reset(); v.step(v.action_masks().argmax(1)); "
             "assert torch.get_num_threads() == 1, torch.get_num_threads()")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_sampled_neural_opponents_are_seeded_and_differ_from_the_argmax():
+    """``opponents="neural:temperature=1"`` (train --fast --opponents): the same seed plays the
+    same games; the argmax opponent plays other ones."""
+    def run(opponents):
+        venv = SingleAgentVecEnv("sly", 8, opponents=opponents, num_players=2, seed=3)
+        obs = [venv.reset().copy()]
+        for _ in range(30):
+            o, _, _, _ = venv.step(venv.action_masks().argmax(1))
+            obs.append(o.copy())
+        return np.stack(obs)
+
+    sampled = run("neural:temperature=1")
+    assert np.array_equal(sampled, run("neural:temperature=1"))
+    assert not np.array_equal(sampled, run("neural"))
+    with pytest.raises(ValueError, match="temperature='-1' is not allowed"):
+        SingleAgentVecEnv("sly", 2, opponents="neural:temperature=-1", num_players=2)
