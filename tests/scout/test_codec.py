@@ -114,6 +114,7 @@ def test_rng_takes_the_whole_int64_range_only(played):
         assert env.state_dict()["rng"] == ok
     for bad in (2**63, -(2**63) - 1, 10**20, np.uint64(2**63)):
         assert_refused(env, dict(good, rng=bad), "rng")
+    env.from_state_dict(good)  # the module's shared position back as the fixture made it
 
 
 def test_round_scores_out_of_range_are_refused():
@@ -166,6 +167,7 @@ def test_table_lists_every_field_in_the_documented_order():
 
 def test_codec_returns_a_new_row_and_a_copy_of_the_history(played):
     env, good = played
+    env.from_state_dict(good)  # other tests load edited dicts into the shared env; under xdist any order
     row = env._state.copy()
     new, (scores, reasons) = C.dict_to_state(copy.deepcopy(good), env._state)
     assert np.array_equal(env._state, row) and new is not env._state
