@@ -148,6 +148,12 @@ def rng_below(state, off, n):
     return np.int64(((rng_next(state, off) >> np.uint64(11)) * np.uint64(n)) >> np.uint64(53))
 
 
+@njit(cache=True, inline="always")
+def rng_unit(state, off):
+    """A float in ``(0, 1)``: the top 53 bits as a fraction, plus half a step (never 0 or 1)."""
+    return (rng_next(state, off) >> np.uint64(11)) * (1.0 / 2.0**53) + 0.5 / 2.0**53
+
+
 @njit(cache=True)
 def rng_shuffle(state, off, arr, n):
     """Fisher-Yates shuffle of ``arr[:n]`` in place with the generator at ``state[off]``."""

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, objmode, types
 
-from ._rng import rng_below, rng_next
+from ._rng import rng_below, rng_next, rng_unit
 from .kernels import net_value
 
 # -- the game's parts: signatures ------------------------------------------------------------
@@ -231,27 +231,21 @@ def reward(ret, n, mode, scale, out):
 
 
 @njit(cache=True)
-def _uniform(rng):
-    """A float in (0, 1) from the search's generator word."""
-    return ((rng_next(rng, 0) >> np.int64(11)) & np.int64((1 << 53) - 1)) * (1.0 / (1 << 53)) + 0.5 / (1 << 53)
-
-
-@njit(cache=True)
 def _gamma(rng, alpha):
     """A Gamma(alpha, 1) draw (Marsaglia and Tsang; boosted below alpha 1) from the search's word."""
     boost = 1.0
     if alpha < 1.0:
-        boost = _uniform(rng) ** (1.0 / alpha)
+        boost = rng_unit(rng, 0) ** (1.0 / alpha)
         alpha += 1.0
     d = alpha - 1.0 / 3.0
     c = 1.0 / np.sqrt(9.0 * d)
     while True:
-        z = np.sqrt(-2.0 * np.log(_uniform(rng))) * np.cos(2.0 * np.pi * _uniform(rng))
+        z = np.sqrt(-2.0 * np.log(rng_unit(rng, 0))) * np.cos(2.0 * np.pi * rng_unit(rng, 0))
         v = 1.0 + c * z
         if v <= 0.0:
             continue
         v = v * v * v
-        u = _uniform(rng)
+        u = rng_unit(rng, 0)
         if np.log(u) < 0.5 * z * z + d - d * v + d * np.log(v):
             return boost * d * v
 

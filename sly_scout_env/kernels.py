@@ -15,7 +15,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ._rng import WORD_SLOTS, rng_next
+from ._rng import WORD_SLOTS, rng_unit
 
 # Actions a game may take before it is stopped: Sly's Fox-only Reveals could repeat for
 # ever in principle, so every compiled loop (simulate, the learner's opponents) is capped.
@@ -499,8 +499,7 @@ def _observation_trunk(nets, o, obs):
 @njit(cache=True, inline="always")
 def _gumbel(rng):
     """A standard Gumbel draw from the policy's generator word ``rng[0]``: ``-log(-log U)``."""
-    u = ((rng_next(rng, 0) >> np.uint64(11)) * (1.0 / 9007199254740992.0)) + 0.5 / 9007199254740992.0
-    return -math.log(-math.log(u))
+    return -math.log(-math.log(rng_unit(rng, 0)))
 
 
 @njit(cache=True)
