@@ -119,8 +119,8 @@ F_GUIDE_T = 6  # temperature of the prior's softmax: above 1 flattens it, below 
 F_SIZE = 7
 OPP_TREE, OPP_HYBRID, OPP_POLICY = 0, 1, 2
 OPPONENT_CODES = {"tree": OPP_TREE, "hybrid": OPP_HYBRID, "policy": OPP_POLICY}
-VALUE_WIN, VALUE_SCORE, VALUE_MIXED = 0, 1, 2
-VALUE_CODES = {"win": VALUE_WIN, "score": VALUE_SCORE, "mixed": VALUE_MIXED}
+VALUE_WIN, VALUE_SCORE, VALUE_MIXED, VALUE_LEAD = 0, 1, 2, 3
+VALUE_CODES = {"win": VALUE_WIN, "score": VALUE_SCORE, "mixed": VALUE_MIXED, "lead": VALUE_LEAD}
 
 # -- the tree ---------------------------------------------------------------------------------
 # ti[node, .]: integer statistics of a node (the edge that leads to it)
@@ -221,6 +221,14 @@ def reward(ret, n, mode, scale, out):
             k += 1
     for s in range(n):
         win = 1.0 / k if ret[s] == best else 0.0
+        if mode == VALUE_LEAD:
+            # the margin over the best of the others: what winning the game asks for
+            rival = -np.inf
+            for t in range(n):
+                if t != s and ret[t] > rival:
+                    rival = ret[t]
+            out[s] = 0.5 + 0.5 * np.tanh((ret[s] - rival) / scale)
+            continue
         squash = 0.5 + 0.5 * np.tanh((ret[s] - (total - ret[s]) / (n - 1)) / scale)
         if mode == VALUE_WIN:
             out[s] = win

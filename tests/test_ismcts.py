@@ -9,6 +9,7 @@ Python reference search (the arena test is marked slow).
 from __future__ import annotations
 
 import itertools
+import math
 
 import numba
 import numpy as np
@@ -152,6 +153,19 @@ def test_reward_matches_the_python_reward():
         for mode, code in K.VALUE_CODES.items():
             K.reward(np.array(scores, dtype=np.float64), len(scores), code, 5.0, out)
             assert np.allclose(out[: len(scores)], reward_vector(scores, mode, 5.0)), (scores, mode)
+
+
+def test_lead_reward_is_the_squashed_margin_over_the_best_other_seat():
+    out = np.zeros(4)
+    scores = np.array([3.0, 7.0, 7.0, -5.0])
+    K.reward(scores, 4, K.VALUE_LEAD, 5.0, out)
+    expected = [0.5 + 0.5 * math.tanh(m / 5.0) for m in (3 - 7, 7 - 7, 7 - 7, -5 - 7)]
+    assert np.allclose(out, expected)
+    # two seats: the best other seat is the mean of the others, so "lead" is "score"
+    two, score = np.zeros(2), np.zeros(2)
+    K.reward(np.array([4.0, -1.0]), 2, K.VALUE_LEAD, 5.0, two)
+    K.reward(np.array([4.0, -1.0]), 2, K.VALUE_SCORE, 5.0, score)
+    assert np.allclose(two, score) and two[0] > 0.5 > two[1]
 
 
 def test_grouping_keeps_first_appearance_and_joins_hidden_details():

@@ -284,6 +284,15 @@ def test_the_expert_takes_its_tuning_from_the_checkpoint(tmp_path):
     bad = make("expert", game="sly", path=_saved(tmp_path, net, "bad.npz"))
     with pytest.raises(ValueError, match="guide_temperature=-1 is not allowed"):
         bad.reset(0, game="sly", num_players=2, seat=0, options={})
+    net.meta["expert"] = {"value": "lead", "score_scale": 10.0}  # the search's reward is tunable too
+    lead = make("expert", game="sly", path=_saved(tmp_path, net, "lead.npz"))
+    lead.reset(0, game="sly", num_players=2, seat=0, options={})
+    assert lead.search.cfg[K.C_VALUE] == K.VALUE_LEAD and lead.search.fcfg[K.F_SCORE_SCALE] == 10.0
+    assert bot.search.cfg[K.C_VALUE] != K.VALUE_LEAD and bot.search.fcfg[K.F_SCORE_SCALE] == 5.0
+    net.meta["expert"] = {"value": "best"}
+    bad = make("expert", game="sly", path=_saved(tmp_path, net, "bad_value.npz"))
+    with pytest.raises(ValueError, match="value='best' is not allowed; allowed values: win, score, mixed, lead"):
+        bad.reset(0, game="sly", num_players=2, seat=0, options={})
 
 
 @pytest.mark.slow

@@ -47,7 +47,9 @@ Value. ``value="win"`` (default): each seat gets its share of the win (1/k for a
 tie at the top), which is what the arena measures. ``value="score"``: each seat's
 margin over the mean of the others, squashed to [0, 1] (``0.5 + 0.5 tanh(margin /
 score_scale)``); ``value="mixed"``: the average of the two (win share decides, the
-margin breaks the many near-ties of lost or won positions).
+margin breaks the many near-ties of lost or won positions); ``value="lead"``: the margin
+over the best of the others, squashed the same way (with two seats the same as
+``"score"``; with more, a seat gains nothing from the others' losses unless the leader's).
 
 Budget: ``iterations`` per decision (default 300), or ``time_limit`` seconds per
 decision when given (then ``iterations`` is a cap; ``iterations=None`` for no cap).
@@ -151,7 +153,7 @@ import numpy as np
 
 from sly_scout_env.agents.bots.base import Agent
 
-VALUES = ("win", "score", "mixed")
+VALUES = ("win", "score", "mixed", "lead")
 ROLLOUTS = ("random", "greedy", "neural")
 OPPONENTS = ("tree", "hybrid", "policy")
 GUIDES = ("neural",)  # besides None: what may weight the tree's exploration (see Guide)
@@ -204,6 +206,8 @@ def reward_vector(scores, value: str, score_scale: float) -> np.ndarray:
     win = np.array([1.0 / k if x == best else 0.0 for x in s])
     if value == "win":
         return win
+    if value == "lead":
+        return np.array([0.5 + 0.5 * math.tanh((x - max(s[:i] + s[i + 1:])) / score_scale) for i, x in enumerate(s)])
     total = sum(s)
     squash = np.array([0.5 + 0.5 * math.tanh((x - (total - x) / (n - 1)) / score_scale) for x in s])
     if value == "score":
@@ -688,7 +692,7 @@ class ExpertAgent(ISMCTSAgent):
 
     name = "expert"
     TUNABLE = ("iterations", "guide_c", "guide_prior", "guide_value", "value_mix", "guide_temperature",
-               "guide_opponents")
+               "guide_opponents", "value", "score_scale")
 
     def __init__(self, game, path=None, **kwargs):
         for banned in ("guide", "guide_path", "engine"):
@@ -720,6 +724,9 @@ class ExpertAgent(ISMCTSAgent):
                 continue
             if key == "iterations":
                 self.params["iterations"] = int(tuning[key])
+            elif key in ("value", "score_scale"):
+                self.params[key] = tuning[key]
+                ISMCTS(_DummyAdapter(), **self.params)  # a bad value in a file fails here, named
             elif key == "guide_c":
                 check_guide_c(tuning[key])
                 self.guide_c = float(tuning[key])
