@@ -341,13 +341,16 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
         assert scout._guide_agent.policy.source == kept.source != shipped_for("scout", players).source
         assert scout.guide_c == kept.meta["expert"]["guide_c"] == 0.5
         assert scout.search.fcfg[K.F_GUIDE_C] == 0.5  # over Scout's bot default (0.1)
+        assert scout.search.cfg[K.C_VALUE] == K.VALUE_SCORE  # "lead" was level there: Scout's default stays
     # Scout 3p: the neural (PPO) network serves inside too, with its own tuning (it led inside the search).
     scout.reset(0, game="scout", num_players=3, seat=0, options={})
     assert shipped_expert_for("scout", 3) is None
     assert scout._guide_agent.policy.source == shipped_for("scout", 3).source
     assert scout.search.fcfg[K.F_GUIDE_C] == shipped_for("scout", 3).meta["expert"]["guide_c"] == 0.5
-    given = make("expert", game="scout", guide_c=0.1)  # a given constant wins over the tuning
+    # ... and its reward: the margin over the best other seat (it led at 3p, docs/strength.md)
+    assert shipped_for("scout", 3).meta["expert"]["value"] == "lead" and scout.search.cfg[K.C_VALUE] == K.VALUE_LEAD
+    given = make("expert", game="scout", guide_c=0.1, value="score")  # given parameters win over the tuning
     given.reset(0, game="scout", num_players=3, seat=0, options={})
-    assert given.search.fcfg[K.F_GUIDE_C] == 0.1
+    assert given.search.fcfg[K.F_GUIDE_C] == 0.1 and given.search.cfg[K.C_VALUE] == K.VALUE_SCORE
     assert play_bots("sly", 3, {}, 2, [make("expert", game="sly", iterations=20)]
                      + [make("greedy", game="sly") for _ in range(2)])

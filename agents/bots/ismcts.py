@@ -520,7 +520,7 @@ class ISMCTSAgent(Agent):
     ``game``: the game it plays (its ``search`` role is the adapter). Parameters:
     ``iterations`` (default 300), ``time_limit`` (seconds per decision, default None), ``c``
     (UCB exploration, default 0.3), ``rollout`` (``"greedy"`` default, ``"random"`` or
-    ``"neural"``), ``value`` (``"win"``, ``"score"``, ``"mixed"``), ``score_scale`` (points,
+    ``"neural"``), ``value`` (``"win"``, ``"score"``, ``"mixed"``, ``"lead"``), ``score_scale`` (points,
     default 5), ``top_k`` (progressive widening), ``opponents`` (``"hybrid"`` default,
     ``"tree"``, ``"policy"``), ``guide`` (None default, or ``"neural"``: PUCT selection on the
     trained network's prior, see the module docstring), ``guide_path`` (a checkpoint of your
