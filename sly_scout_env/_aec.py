@@ -19,8 +19,11 @@ from pettingzoo.utils import wrappers
 
 from ._rng import seed_word
 from .checks import check_action_id, check_choice, check_int
+from .kernels import REWARD_CODES
 
-REWARD_MODES = ("score", "win")
+# "score": points as they are scored; "win": zero-sum +-1 shares at the end; "margin":
+# as "score", each seat's points minus the mean of the others' (zero-sum, dense).
+REWARD_MODES = tuple(REWARD_CODES)
 
 
 def legal_actions_text(mask: np.ndarray, most: int = 20) -> str:
@@ -47,7 +50,8 @@ class CardGameRawEnv(AECEnv):
       ``_k_apply(action)``: apply a legal action (the base has checked legality).
       ``_k_observe(seat, out)``: write ``seat``'s float32 observation into ``out``.
       ``_k_points(out)``: write into float64 ``out`` the points each seat has been paid
-          so far under ``reward="score"``; the base pays the per-step differences.
+          so far under ``reward="score"``; the base pays the per-step differences
+          (under ``"margin"``, each seat's difference minus the mean of the others').
       ``_k_final_scores(out)``: write the game totals (used for ``reward="win"``).
       ``decode_action``, ``encode_action``, ``action_to_str``, ``render_text(viewer)``,
       ``_k_state_dict() -> dict`` (the position as plain JSON, from the game's codec),
@@ -174,11 +178,15 @@ class CardGameRawEnv(AECEnv):
             self.render()
 
     def _pay_rewards(self, over: bool) -> None:
-        if self.reward_mode == "score":
+        if self.reward_mode != "win":
             self._k_points(self._scratch)
-            for i, a in enumerate(self.possible_agents):
-                self.rewards[a] = float(self._scratch[i] - self._points[i])
+            paid = self._scratch - self._points
             self._points[:] = self._scratch
+            if self.reward_mode == "margin":
+                others = (paid.sum() - paid) / (self.num_players - 1)
+                paid = paid - others
+            for i, a in enumerate(self.possible_agents):
+                self.rewards[a] = float(paid[i])
         else:
             for a in self.possible_agents:
                 self.rewards[a] = 0.0

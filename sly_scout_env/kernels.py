@@ -149,7 +149,7 @@ META = 3
 # Settings of a batch, one int64 array ``cfg`` passed to every learner kernel.
 C_FIXED_SEAT = 0  # the learner's seat, or -1 for "rotate"
 C_MAX_STEPS = 1  # truncate a game after this many actions (every seat's), 0 = never
-C_WIN = 2  # 1: reward="win", 0: reward="score"
+C_REWARD = 2  # the reward mode's code: REWARD_SCORE, REWARD_WIN or REWARD_MARGIN
 CFG = 3
 
 
@@ -174,6 +174,25 @@ def seat_learner(meta, cfg, opp_ids, seat_pol, num_p):
             seat_pol[s] = opp_ids[k]
             k += 1
     return learner
+
+
+# Reward modes as the kernels know them (the env's ``reward`` option, ``_aec.REWARD_MODES``).
+REWARD_SCORE = 0  # "score": each seat's points, paid as they are scored
+REWARD_WIN = 1  # "win": zero-sum win rewards at the end
+REWARD_MARGIN = 2  # "margin": each seat's points minus the mean of the others', paid as they are scored
+REWARD_CODES = {"score": REWARD_SCORE, "win": REWARD_WIN, "margin": REWARD_MARGIN}
+
+
+@njit(cache=True)
+def margins(num_p, out):
+    """Turn the points in ``out[:num_p]`` into margins, in place: each seat's points minus
+    the mean of the other seats' points (zero-sum; linear, so the margin of a points
+    difference is the difference of the margins)."""
+    total = 0.0
+    for p in range(num_p):
+        total += out[p]
+    for p in range(num_p):
+        out[p] = out[p] - (total - out[p]) / (num_p - 1)
 
 
 @njit(cache=True)

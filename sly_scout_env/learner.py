@@ -98,7 +98,7 @@ class SingleLearnerBatch:
         self.cfg = np.zeros(K.CFG, dtype=np.int64)
         self.cfg[K.C_FIXED_SEAT] = self.fixed_seat
         self.cfg[K.C_MAX_STEPS] = max_steps or 0
-        self.cfg[K.C_WIN] = 1 if self.reward_mode == "win" else 0
+        self.cfg[K.C_REWARD] = K.REWARD_CODES[self.reward_mode]
 
         self.seat_pol = np.full((n, P), -1, dtype=np.int64)
         self.meta = np.zeros((n, K.META), dtype=np.int64)

@@ -12,9 +12,9 @@ for PPO self-play; docs/ray.md explains the settings.
 
 * :class:`RLlibEnv` is RLlib's own :class:`~ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv`
   around the game's raw AEC env (``sly_scout_env.games``: both games, every player
-  count, every rule option, ``reward="win"`` or ``"score"``). The only change: each
-  observation is renamed to the ``{"observations", "action_mask"}`` dict that RLlib's
-  action-masking module reads, with the mask as float32.
+  count, every rule option, ``reward="win"``, ``"score"`` or ``"margin"``). The only
+  change: each observation is renamed to the ``{"observations", "action_mask"}`` dict
+  that RLlib's action-masking module reads, with the mask as float32.
 * The learner's module is RLlib's own ``ActionMaskingTorchRLModule`` (from RLlib's
   examples): it adds ``log(mask)`` (clamped to the smallest float) to the logits in
   every forward pass (exploration, inference and training), so illegal actions have
@@ -59,8 +59,8 @@ class RLlibEnv(PettingZooEnv):
     action-masking module expects them.
 
     ``env_config`` keys: ``game`` (required), ``players`` (default: the game's default),
-    ``reward`` (``"win"``, default: +1 shared by the winners, -1 by the others; or
-    ``"score"``), ``options`` (a dict of rule options). Agent ids are the AEC env's
+    ``reward`` (``"win"``, default: +1 shared by the winners, -1 by the others;
+    ``"score"``; or ``"margin"``), ``options`` (a dict of rule options). Agent ids are the AEC env's
     (``player_0`` ...); only the player to act gets an observation at each step, and
     every player gets its reward and final observation when the game ends.
     """

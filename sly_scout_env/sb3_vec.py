@@ -27,7 +27,9 @@ Same semantics as ``SingleAgentEnv``:
 - Reward: the learner's own reward in full, including points scored while the opponents
   moved (``reward="score"``: Scout pays round points as each round is scored, Sly the
   final points at the end, so an episode's rewards add up to the learner's final game
-  total; ``reward="win"``: +1 shared by the winners, -1 shared by the others, at the end).
+  total; ``reward="win"``: +1 shared by the winners, -1 shared by the others, at the end;
+  ``reward="margin"``: as ``"score"``, minus the mean of the others' points, so an
+  episode's rewards add up to the learner's final margin over the others' mean).
 - ``dones[i]`` is True on the learner step that ended game ``i``; ``infos[i]`` then has
   ``"terminal_observation"`` (the learner's observation of the finished game),
   ``"scores"`` (final points per seat, float32) and ``"learner_seat"``, and the returned

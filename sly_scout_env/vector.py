@@ -15,7 +15,8 @@ Returned arrays (``N = num_envs``, ``P`` players, ``D`` observation size, ``A`` 
                           that was not reset)
 ``rewards``        (N, P) float32: what each seat is paid for this step, exactly as the
                    AEC env pays it (``reward="score"``: points, ``"win"``: zero-sum
-                   +-1 shares at the end of the game)
+                   +-1 shares at the end of the game, ``"margin"``: points minus the
+                   mean of the others' points)
 ``terminations``   (N,) bool: the game ended with this step
 ``truncations``    (N,) bool: ``max_steps`` actions were taken without an end
 ``infos``          dict of arrays (always the same keys):
@@ -111,7 +112,7 @@ from ._aec import REWARD_MODES, legal_actions_text
 from ._rng import seed_word, stream_words
 from .checks import check_action_id, check_choice, check_int, check_option_names
 from .games import get_game
-from .kernels import widen_rows
+from .kernels import REWARD_CODES, widen_rows
 
 __all__ = ["CardGameVectorEnv", "ScoutVectorEnv", "SlyVectorEnv", "vector_env"]
 
@@ -218,7 +219,7 @@ class CardGameVectorEnv(VectorEnv):
             raise RuntimeError("call reset() before step()")
         a = self._check_actions(actions)
         near = self._b.step_rows(self._states, self._scratch, self._opts, a, self.autoreset,
-                                 1 if self.reward_mode == "win" else 0, self.max_steps or 0, self._ep_steps,
+                                 REWARD_CODES[self.reward_mode], self.max_steps or 0, self._ep_steps,
                                  self._points, self._obs, self._masks, self._seats, self._rewards, self._terms,
                                  self._truncs, self._final_obs, self._final_scores, self._has_final, self._errors)
         if near:

@@ -17,7 +17,8 @@ the other seats are played by given opponents inside :meth:`SingleAgentEnv.step`
 - Reward: the learner's own reward in full, including points scored while the
   opponents moved (with ``reward="score"``: Scout pays round points as each round is
   scored, Sly the final points at the end; ``reward="win"``: +1 shared by the winners,
-  -1 shared by the others).
+  -1 shared by the others; ``reward="margin"``: as ``"score"``, minus the mean of the
+  others' points).
 - ``learner_seat``: a seat number, ``"rotate"`` (seat ``k mod n`` in the k-th episode),
   or ``"random"`` (drawn from the reset seed).
 - Opponents: one per other seat, or one for all of them (then each other seat plays a

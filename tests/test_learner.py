@@ -85,6 +85,9 @@ CASES = [
     ("sly", dict(num_players=2), "neural", "rotate", "score", None),
     ("sly", dict(num_players=3), ["neural", "greedy"], "rotate", "win", None),
     ("scout", dict(num_players=4, rounds=1), "neural", "rotate", "score", None),  # a prior (greedy) network
+    # reward="margin": points minus the mean of the others' points.
+    ("scout", dict(num_players=4), "greedy", "rotate", "margin", None),
+    ("sly", dict(num_players=3), ["greedy", "random"], "rotate", "margin", None),
     # An action scorer (netfile's inputs "action_features"; SCORER: tests/nets.py's, saved by the fixture).
     ("scout", dict(num_players=3, rounds=1), ["SCORER", "greedy"], "rotate", "win", None),
 ]
@@ -137,6 +140,10 @@ def test_every_row_equals_a_replay_through_the_raw_env(game, options, opponents,
                 if reward == "score":
                     # The learner is paid its points in full, opponents' moves included.
                     assert rp.returns == pytest.approx(float(rp.env._scratch[rp.learner]))
+                elif reward == "margin":
+                    final = rp.env._scratch
+                    margin = final[rp.learner] - (final.sum() - final[rp.learner]) / (P - 1)
+                    assert rp.returns == pytest.approx(float(margin), abs=1e-5)
                 elif eng.truncs[i]:
                     assert rp.returns == 0.0  # win rewards only for a finished game
                 else:

@@ -29,7 +29,7 @@ def _batch_of(vec):
     return vec._b
 
 
-@pytest.mark.parametrize("reward", ("score", "win"))
+@pytest.mark.parametrize("reward", ("score", "win", "margin"))
 @pytest.mark.parametrize("cls,module,options", CASES)
 def test_vector_env_equals_aec_env_move_for_move_with_autoreset(cls, module, options, reward):
     n = 5

@@ -143,7 +143,7 @@ class TrainConfig:
     seed: int = 0
     out: str = "runs/ppo"
     options: dict = field(default_factory=dict)  # game options, e.g. {"rounds": 1} for Scout
-    reward: str = "win"  # "win" (what the arena measures) or "score"
+    reward: str = "win"  # "win" (what the arena measures), "score" or "margin" (points minus the others' mean)
     opponents: list = field(default_factory=lambda: ["random"])  # baseline bots of the pool
     self_play: float = 0.5  # probability that an opponent seat is a snapshot (once there is one)
     snapshot_every: int = 10_000
@@ -195,7 +195,7 @@ class TrainConfig:
             raise ValueError(f"net_arch={self.net_arch!r} is not allowed; give hidden layer sizes >= 1, e.g. [64, 64]")
         for h in self.net_arch:
             check_int("net_arch entry", h)
-        check_choice("reward", self.reward, ("win", "score"))
+        check_choice("reward", self.reward, ("win", "score", "margin"))
         check_choice("vec_env", self.vec_env, ("dummy", "subproc"))
         if not 0.0 <= self.self_play <= 1.0:
             raise ValueError(f"self_play={self.self_play!r} is not allowed; give a probability in [0, 1]")

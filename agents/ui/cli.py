@@ -262,7 +262,8 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
                    help=f"add a snapshot to the pool every K steps (default {d.snapshot_every})")
     p.add_argument("--pool-size", type=positive_int, default=d.pool_size,
                    help=f"snapshots kept (default {d.pool_size})")
-    p.add_argument("--reward", choices=("win", "score"), default=d.reward, help=f"learner reward (default {d.reward})")
+    p.add_argument("--reward", choices=("win", "score", "margin"), default=d.reward,
+                   help=f"learner reward: win, score, or margin (points minus the others' mean) (default {d.reward})")
     p.add_argument("--n-envs", type=positive_int, default=d.n_envs, help=f"parallel envs (default {d.n_envs})")
     p.add_argument("--vec-env", choices=("dummy", "subproc"), default=d.vec_env,
                    help="dummy (one process; best for these fast envs) or subproc (default dummy)")

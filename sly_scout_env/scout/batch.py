@@ -162,7 +162,7 @@ def reset_rows(states, scratch, opts, words, which, ep_steps, points, obs, masks
 
 
 @njit(cache=True, inline="always")
-def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+def _step_row(states, scratch, opts, actions, autoreset, reward, max_steps, ep_steps, points, obs, masks, seats,
               rewards, terms, truncs, final_obs, final_scores, has_final, errors, i):
     state = states[i]
     num_p = points.shape[1]
@@ -175,14 +175,17 @@ def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_step
     errors[i] = _apply_one(state, actions[i], scratch)
     ep_steps[i] += 1
     over = game_over(state)
-    # Rewards as the AEC env pays them: differences of points so far, or win rewards at the end.
+    # Rewards as the AEC env pays them: differences of points (or of margins) so far, or win
+    # rewards at the end.
     r = rewards[i]
-    if win == 0:
+    if reward != K.REWARD_WIN:
         points_into(state, r)
         for p in range(num_p):
             new = r[p]
             r[p] = new - points[i, p]
             points[i, p] = new
+        if reward == K.REWARD_MARGIN:
+            K.margins(num_p, r)  # the change of each margin is the margin of the changes
     elif over:
         points_into(state, r)
         win_rewards(num_p, r)
@@ -206,7 +209,7 @@ def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_step
 
 
 @njit(cache=True, parallel=True)
-def _step_parallel(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+def _step_parallel(states, scratch, opts, actions, autoreset, reward, max_steps, ep_steps, points, obs, masks, seats,
                    rewards, terms, truncs, final_obs, final_scores, has_final, errors):
     n = states.shape[0]
     near = 0
@@ -219,20 +222,20 @@ def _step_parallel(states, scratch, opts, actions, autoreset, win, max_steps, ep
                 K.prefetch_row(states, j)
                 K.prefetch_row(obs, j)
                 K.prefetch_row(masks, j)
-            _step_row(states, scratch[t], opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
-                      rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
+            _step_row(states, scratch[t], opts, actions, autoreset, reward, max_steps, ep_steps, points, obs, masks,
+                      seats, rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
             if narrow and K.near_limit(states[i], R.GROWING):
                 near += 1
     return near
 
 
 @njit(cache=True)
-def _step_serial(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+def _step_serial(states, scratch, opts, actions, autoreset, reward, max_steps, ep_steps, points, obs, masks, seats,
                  rewards, terms, truncs, final_obs, final_scores, has_final, errors):
     near = 0
     narrow = states.itemsize < 8  # only narrow rows can outgrow their type
     for i in range(states.shape[0]):
-        _step_row(states, scratch[0], opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+        _step_row(states, scratch[0], opts, actions, autoreset, reward, max_steps, ep_steps, points, obs, masks, seats,
                   rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
         if narrow and K.near_limit(states[i], R.GROWING):
             near += 1
@@ -388,9 +391,15 @@ def _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids
     # The learner's reward for its move and every opponent move after it: the points
     # differences telescope to (points now - points at its last turn).
     t = tmp[i]
-    if cfg[K.C_WIN] == 0:
+    if cfg[K.C_REWARD] == K.REWARD_SCORE:
         points_into(state, t)
         rewards[i] = t[learner] - points[i, learner]
+    elif cfg[K.C_REWARD] == K.REWARD_MARGIN:
+        points_into(state, t)
+        for p in range(num_p):
+            t[p] -= points[i, p]
+        K.margins(num_p, t)  # the change of the learner's margin: the margin of the changes
+        rewards[i] = t[learner]
     elif over:
         scores_into(state, t)
         win_rewards(num_p, t)

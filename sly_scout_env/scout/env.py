@@ -31,7 +31,7 @@ out-of-range action raises ``ValueError`` and changes nothing).
 | `rounds`             | players (2 for 2 players) | rounds in a game (int >= 1); `rounds=1` plays one hand |
 | `ii_after_empty_set` | True    | round end (ii) also when the Scouts took the active set's last card (the literal rule); False: the owner then plays on and shows anything |
 | `score_held_chips`   | True    | 2 players: each chip still held at the round end scores +1; False: 0 |
-| `reward`             | "score" | "score": each agent is paid its round points when the round is scored; "win": at game end winners share +1, the others share -1 |
+| `reward`             | "score" | "score": each agent is paid its round points when the round is scored; "win": at game end winners share +1, the others share -1; "margin": as "score", minus the mean of the others' round points (zero-sum) |
 | `render_mode`        | None    | "ansi" (returns the table as text) or "human" (prints it) |
 | `max_steps`          | None    | truncate after this many steps |
 
@@ -107,7 +107,10 @@ memory is written out of bounds.
 each agent receives its round points when the round is scored (+1 per collected card,
 +1 per Scout chip, -1 per card in hand, except the owner who ended the round by (ii)).
 The sum of an agent's rewards is its game score. ``reward="win"``: 0 until the game
-ends, then winners share +1 and the others share -1 (all tied: 0).
+ends, then winners share +1 and the others share -1 (all tied: 0). ``reward="margin"``:
+as ``"score"``, minus the mean of what the other agents are paid in the same step; the
+sum of an agent's rewards is its game score minus the mean of the others' (the rewards
+of a step add up to 0 over the agents).
 
 ## 6. state_dict format
 

@@ -11,13 +11,14 @@ The kernels share one signature with ``sly_scout_env.scout.batch`` so that
 ``reset_rows(states, scratch, opts, words, which, ep_steps, points, obs, masks, seats)``
     deal a new game into every row ``i`` with ``which[i]`` (generator word ``words[i]``),
     then write its observation (for the seat to act), mask, seat and points so far.
-``step_rows(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points,
+``step_rows(states, scratch, opts, actions, autoreset, reward, max_steps, ep_steps, points,
 obs, masks, seats, rewards, terms, truncs, final_obs, final_scores, has_final, errors)``
     apply ``actions[i]`` to every row (the caller has checked legality), pay rewards as
-    the AEC env would (``win`` = 0: differences of points, 1: zero-sum win rewards at the
-    end), flag terminations/truncations, write every seat's final observation of a
-    finished game, restart it if ``autoreset`` with a word drawn from its own generator,
-    and write the next observation / mask / seat. A row with ``actions[i] < 0`` is left
+    the AEC env would (``reward``, a ``kernels.REWARD_*`` code: differences of points,
+    zero-sum win rewards at the end, or differences of margins), flag
+    terminations/truncations, write every seat's final observation of a finished game,
+    restart it if ``autoreset`` with a word drawn from its own generator, and write the
+    next observation / mask / seat. A row with ``actions[i] < 0`` is left
     as it is (a finished game waiting for a reset). ``final_scores[i]`` gets the points
     of a finished (or truncated) game before it restarts. Returns the number of narrow
     rows whose ``rules.GROWING`` fields passed ``kernels.NARROW_LIMIT`` (the vector env
@@ -187,7 +188,7 @@ def reset_rows(states, scratch, opts, words, which, ep_steps, points, obs, masks
 
 
 @njit(cache=True, inline="always")
-def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+def _step_row(states, scratch, opts, actions, autoreset, reward, max_steps, ep_steps, points, obs, masks, seats,
               rewards, terms, truncs, final_obs, final_scores, has_final, errors, i):
     state = states[i]
     num_p = points.shape[1]
@@ -200,14 +201,17 @@ def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_step
     errors[i] = _apply_one(state, actions[i], scratch)
     ep_steps[i] += 1
     over = game_over(state)
-    # Rewards as the AEC env pays them: differences of points so far, or win rewards at the end.
+    # Rewards as the AEC env pays them: differences of points (or of margins) so far, or win
+    # rewards at the end.
     r = rewards[i]
-    if win == 0:
+    if reward != K.REWARD_WIN:
         points_into(state, r)
         for p in range(num_p):
             new = r[p]
             r[p] = new - points[i, p]
             points[i, p] = new
+        if reward == K.REWARD_MARGIN:
+            K.margins(num_p, r)  # the change of each margin is the margin of the changes
     elif over:
         points_into(state, r)
         win_rewards(num_p, r)
@@ -231,7 +235,7 @@ def _step_row(states, scratch, opts, actions, autoreset, win, max_steps, ep_step
 
 
 @njit(cache=True, parallel=True)
-def _step_parallel(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+def _step_parallel(states, scratch, opts, actions, autoreset, reward, max_steps, ep_steps, points, obs, masks, seats,
                    rewards, terms, truncs, final_obs, final_scores, has_final, errors):
     n = states.shape[0]
     near = 0
@@ -244,20 +248,20 @@ def _step_parallel(states, scratch, opts, actions, autoreset, win, max_steps, ep
                 K.prefetch_row(states, j)
                 K.prefetch_row(obs, j)
                 K.prefetch_row(masks, j)
-            _step_row(states, scratch[t], opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
-                      rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
+            _step_row(states, scratch[t], opts, actions, autoreset, reward, max_steps, ep_steps, points, obs, masks,
+                      seats, rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
             if narrow and K.near_limit(states[i], R.GROWING):
                 near += 1
     return near
 
 
 @njit(cache=True)
-def _step_serial(states, scratch, opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+def _step_serial(states, scratch, opts, actions, autoreset, reward, max_steps, ep_steps, points, obs, masks, seats,
                  rewards, terms, truncs, final_obs, final_scores, has_final, errors):
     near = 0
     narrow = states.itemsize < 8  # only narrow rows can outgrow their type
     for i in range(states.shape[0]):
-        _step_row(states, scratch[0], opts, actions, autoreset, win, max_steps, ep_steps, points, obs, masks, seats,
+        _step_row(states, scratch[0], opts, actions, autoreset, reward, max_steps, ep_steps, points, obs, masks, seats,
                   rewards, terms, truncs, final_obs, final_scores, has_final, errors, i)
         if narrow and K.near_limit(states[i], R.GROWING):
             near += 1
@@ -414,9 +418,15 @@ def _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids
     # The learner's reward for its move and every opponent move after it: the points
     # differences telescope to (points now - points at its last turn).
     t = tmp[i]
-    if cfg[K.C_WIN] == 0:
+    if cfg[K.C_REWARD] == K.REWARD_SCORE:
         points_into(state, t)
         rewards[i] = t[learner] - points[i, learner]
+    elif cfg[K.C_REWARD] == K.REWARD_MARGIN:
+        points_into(state, t)
+        for p in range(num_p):
+            t[p] -= points[i, p]
+        K.margins(num_p, t)  # the change of the learner's margin: the margin of the changes
+        rewards[i] = t[learner]
     elif over:
         scores_into(state, t)
         win_rewards(num_p, t)

@@ -34,8 +34,9 @@ reward="score", max_steps=None, render_mode=None)``
   how much a Reveal selects; one house keeps Reveals a targeted choice.
 - `first_player`: `0` (seat 0 starts) or `"random"` (drawn from the game's own generator
   at reset, so it follows the seed). **[decision]**
-- `reward`: `"score"` (the final points, paid when the game ends) or `"win"` (zero-sum:
-  winners share +1, losers share -1, all tie = 0).
+- `reward`: `"score"` (the final points, paid when the game ends), `"win"` (zero-sum:
+  winners share +1, losers share -1, all tie = 0) or `"margin"` (the final points minus
+  the mean of the others', paid when the game ends; zero-sum).
 - `max_steps`: truncate after this many actions (None = no limit; Fox-only Reveals
   can in principle repeat for ever).
 - `render_mode`: `"ansi"` (returns the text picture) or `"human"` (prints it).
@@ -77,6 +78,8 @@ also gives the exact offsets (`observation_slices`).
   ends (Safe Hens: their space value; gobbled Hens: +rank, or -rank for one's own;
   captured Foxes: the number of players).
 - `reward="win"`: at the end, winners share +1 and the others share -1 (0 if all tie).
+- `reward="margin"`: at the end, each player's final points minus the mean of the
+  others' final points.
 - The standard `env()` applies PettingZoo's `TerminateIllegalWrapper`: an illegal move
   ends the game with -1 for the mover. The raw env raises `ValueError` instead and
   leaves the state unchanged.
