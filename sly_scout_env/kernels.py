@@ -196,6 +196,15 @@ def margins(num_p, out):
 
 
 @njit(cache=True)
+def margin_change(num_p, now, before):
+    """``now[:num_p]`` (points so far) becomes the change of each margin since ``before``
+    (the points at the last payment), in place."""
+    for p in range(num_p):
+        now[p] -= before[p]
+    margins(num_p, now)  # the change of each margin is the margin of the changes
+
+
+@njit(cache=True)
 def win_rewards(num_p, out):
     """Turn the final scores in ``out[:num_p]`` into the AEC env's win rewards, in place.
 

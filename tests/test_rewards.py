@@ -18,6 +18,9 @@ def test_margins_literal():
     two = np.array([5.0, 2.0], dtype=np.float32)
     K.margins(2, two)
     np.testing.assert_allclose(two, [3.0, -3.0])
+    now, before = np.array([4.0, 1.0, 0.0], dtype=np.float32), np.array([1.0, 1.0, 2.0])
+    K.margin_change(3, now, before)  # changes 3, 0, -2
+    np.testing.assert_allclose(now, [3.0 + 1.0, 0.0 - 0.5, -2.0 - 1.5])
 
 
 def _play(game, players, reward, seed, **options):

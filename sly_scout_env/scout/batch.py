@@ -396,9 +396,7 @@ def _learner_step_row(states, scratch, prng, pobs, nets, seat_pol, meta, opp_ids
         rewards[i] = t[learner] - points[i, learner]
     elif cfg[K.C_REWARD] == K.REWARD_MARGIN:
         points_into(state, t)
-        for p in range(num_p):
-            t[p] -= points[i, p]
-        K.margins(num_p, t)  # the change of the learner's margin: the margin of the changes
+        K.margin_change(num_p, t, points[i])
         rewards[i] = t[learner]
     elif over:
         scores_into(state, t)
