@@ -289,6 +289,14 @@ def test_the_expert_takes_its_tuning_from_the_checkpoint(tmp_path):
     lead.reset(0, game="sly", num_players=2, seat=0, options={})
     assert lead.search.cfg[K.C_VALUE] == K.VALUE_LEAD and lead.search.fcfg[K.F_SCORE_SCALE] == 10.0
     assert bot.search.cfg[K.C_VALUE] != K.VALUE_LEAD and bot.search.fcfg[K.F_SCORE_SCALE] == 5.0
+    net.meta["expert"] = {"opponents": "policy"}  # and the model of the other seats in the tree
+    policy = make("expert", game="sly", path=_saved(tmp_path, net, "policy.npz"))
+    policy.reset(0, game="sly", num_players=2, seat=0, options={})
+    assert policy.search.cfg[K.C_OPPONENTS] == K.OPP_POLICY and bot.search.cfg[K.C_OPPONENTS] == K.OPP_HYBRID
+    net.meta["expert"] = {"opponents": "greedy"}
+    bad = make("expert", game="sly", path=_saved(tmp_path, net, "bad_opponents.npz"))
+    with pytest.raises(ValueError, match="opponents='greedy' is not allowed; allowed values: tree, hybrid, policy"):
+        bad.reset(0, game="sly", num_players=2, seat=0, options={})
     net.meta["expert"] = {"value": "best"}
     bad = make("expert", game="sly", path=_saved(tmp_path, net, "bad_value.npz"))
     with pytest.raises(ValueError, match="value='best' is not allowed; allowed values: win, score, mixed, lead"):
@@ -342,6 +350,9 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
         assert scout.guide_c == kept.meta["expert"]["guide_c"] == 0.5
         assert scout.search.fcfg[K.F_GUIDE_C] == 0.5  # over Scout's bot default (0.1)
         assert scout.search.cfg[K.C_VALUE] == K.VALUE_SCORE  # "lead" was level there: Scout's default stays
+        # The other seats play greedy inside the tree where that led at equal time (4p), not at 2p and 5p.
+        want = K.OPP_POLICY if players == 4 else K.OPP_HYBRID
+        assert scout.search.cfg[K.C_OPPONENTS] == want, players
     # Scout 3p: the neural (PPO) network serves inside too, with its own tuning (it led inside the search).
     scout.reset(0, game="scout", num_players=3, seat=0, options={})
     assert shipped_expert_for("scout", 3) is None
@@ -349,6 +360,8 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
     assert scout.search.fcfg[K.F_GUIDE_C] == shipped_for("scout", 3).meta["expert"]["guide_c"] == 0.5
     # ... and its reward: the margin over the best other seat (it led at 3p, docs/strength.md)
     assert shipped_for("scout", 3).meta["expert"]["value"] == "lead" and scout.search.cfg[K.C_VALUE] == K.VALUE_LEAD
+    assert shipped_for("scout", 3).meta["expert"]["opponents"] == "policy"  # ... and its model of the others
+    assert scout.search.cfg[K.C_OPPONENTS] == K.OPP_POLICY
     given = make("expert", game="scout", guide_c=0.1, value="score")  # given parameters win over the tuning
     given.reset(0, game="scout", num_players=3, seat=0, options={})
     assert given.search.fcfg[K.F_GUIDE_C] == 0.1 and given.search.cfg[K.C_VALUE] == K.VALUE_SCORE

@@ -692,7 +692,7 @@ class ExpertAgent(ISMCTSAgent):
 
     name = "expert"
     TUNABLE = ("iterations", "guide_c", "guide_prior", "guide_value", "value_mix", "guide_temperature",
-               "guide_opponents", "value", "score_scale")
+               "guide_opponents", "value", "score_scale", "opponents")
 
     def __init__(self, game, path=None, **kwargs):
         for banned in ("guide", "guide_path", "engine"):
@@ -724,7 +724,7 @@ class ExpertAgent(ISMCTSAgent):
                 continue
             if key == "iterations":
                 self.params["iterations"] = int(tuning[key])
-            elif key in ("value", "score_scale"):
+            elif key in ("value", "score_scale", "opponents"):
                 self.params[key] = tuning[key]
                 ISMCTS(_DummyAdapter(), **self.params)  # a bad value in a file fails here, named
             elif key == "guide_c":
