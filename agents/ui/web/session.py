@@ -119,6 +119,8 @@ def check_bot(spec, game: str, field: str, checkpoints: dict) -> str:
                               f"{', '.join(offered)}", offered) from None
     if game not in registration(name).games:
         raise BadInput(field, f"{field}: bot {name!r} does not play {game}; allowed: {', '.join(offered)}", offered)
+    if spec.strip() in words.level_specs(game):  # a level's own bot, as the start page offers it
+        return spec.strip()
     allowed = WEB_PARAMS.get(name, {})
     if name == "neural" and not kwargs:  # the network shipped for the table (refused at the start if none)
         return name

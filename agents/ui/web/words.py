@@ -24,11 +24,13 @@ BOT_LABELS = {"random": "Random", "greedy": "Greedy", "ismcts": "ISMCTS", "neura
 # head to head (HARD_BY_TABLE: docs/strength.md, "The web table's Hard level"), the expert
 # (the search with the table's network inside it). HARD_SECONDS: Hard's time per move
 # (median, slowest) on a 2-core machine, by game and players: `python
-# benchmarks/web_load.py --hard-timing` measures it again.
+# benchmarks/web_load.py --hard-timing` measures it again. Scout 3p and 4p keep the tree's
+# opponents of their measurement (`opponents=hybrid`; their checkpoints' `opponents=policy`
+# was measured at equal time against the plain search, not at these iterations).
 LEVELS = [("Easy", "greedy"), ("Medium", "neural"), ("Hard", "ismcts:iterations=1000")]
 HARD_BY_TABLE: dict[tuple[str, int], str] = {
-    ("scout", 2): "expert:iterations=500", ("scout", 3): "expert:iterations=500",
-    ("scout", 4): "expert:iterations=500", ("scout", 5): "expert:iterations=500",
+    ("scout", 2): "expert:iterations=500", ("scout", 3): "expert:iterations=500:opponents=hybrid",
+    ("scout", 4): "expert:iterations=500:opponents=hybrid", ("scout", 5): "expert:iterations=500",
     ("sly", 2): "expert:iterations=1000", ("sly", 3): "expert:iterations=1000", ("sly", 4): "expert:iterations=1000",
 }
 HARD_SECONDS = {
@@ -53,6 +55,12 @@ def option_words(game: str, option) -> dict:
 def level_spec(level: str, bot: str, game: str, players: int) -> str:
     """The bot a level plays at one table (Hard: :data:`HARD_BY_TABLE`, else the level's bot)."""
     return HARD_BY_TABLE.get((game, players), bot) if level == "Hard" else bot
+
+
+def level_specs(game: str) -> set[str]:
+    """Every bot a level plays at some table of ``game``: server constants, accepted from the web as
+    they are (a Hard bot may name a parameter a request may not give, e.g. ``opponents``)."""
+    return {s for lv in levels(game) for s in lv["specs"].values()}
 
 
 def bot_label(spec: str) -> str:
