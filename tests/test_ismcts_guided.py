@@ -350,8 +350,8 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
         assert scout.guide_c == kept.meta["expert"]["guide_c"] == 0.5
         assert scout.search.fcfg[K.F_GUIDE_C] == 0.5  # over Scout's bot default (0.1)
         assert scout.search.cfg[K.C_VALUE] == K.VALUE_SCORE  # "lead" was level there: Scout's default stays
-        # The other seats play greedy inside the tree where that led at equal time (4p), not at 2p and 5p.
-        want = K.OPP_POLICY if players == 4 else K.OPP_HYBRID
+        # The other seats play greedy inside the tree where that led at equal time (2p, 4p), not at 5p.
+        want = K.OPP_HYBRID if players == 5 else K.OPP_POLICY
         assert scout.search.cfg[K.C_OPPONENTS] == want, players
     # Scout 3p: the neural (PPO) network serves inside too, with its own tuning (it led inside the search).
     scout.reset(0, game="scout", num_players=3, seat=0, options={})

@@ -24,12 +24,12 @@ BOT_LABELS = {"random": "Random", "greedy": "Greedy", "ismcts": "ISMCTS", "neura
 # head to head (HARD_BY_TABLE: docs/strength.md, "The web table's Hard level"), the expert
 # (the search with the table's network inside it). HARD_SECONDS: Hard's time per move
 # (median, slowest) on a 2-core machine, by game and players: `python
-# benchmarks/web_load.py --hard-timing` measures it again. Scout 3p and 4p keep the tree's
+# benchmarks/web_load.py --hard-timing` measures it again. Scout 2p to 4p keep the tree's
 # opponents of their measurement (`opponents=hybrid`; their checkpoints' `opponents=policy`
 # was measured at equal time against the plain search, not at these iterations).
 LEVELS = [("Easy", "greedy"), ("Medium", "neural"), ("Hard", "ismcts:iterations=1000")]
 HARD_BY_TABLE: dict[tuple[str, int], str] = {
-    ("scout", 2): "expert:iterations=500", ("scout", 3): "expert:iterations=500:opponents=hybrid",
+    ("scout", 2): "expert:iterations=500:opponents=hybrid", ("scout", 3): "expert:iterations=500:opponents=hybrid",
     ("scout", 4): "expert:iterations=500:opponents=hybrid", ("scout", 5): "expert:iterations=500",
     ("sly", 2): "expert:iterations=1000", ("sly", 3): "expert:iterations=1000", ("sly", 4): "expert:iterations=1000",
 }
