@@ -60,7 +60,7 @@ def level_spec(level: str, bot: str, game: str, players: int) -> str:
 def level_specs(game: str) -> set[str]:
     """Every bot a level plays at some table of ``game``: server constants, accepted from the web as
     they are (a Hard bot may name a parameter a request may not give, e.g. ``opponents``)."""
-    return {s for lv in levels(game) for s in lv["specs"].values()}
+    return {bot for _, bot in LEVELS} | {bot for (g, _), bot in HARD_BY_TABLE.items() if g == game}
 
 
 def bot_label(spec: str) -> str:
