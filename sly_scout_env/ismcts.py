@@ -13,7 +13,13 @@ prior, random or compiled-policy rollouts. Here every iteration runs inside Numb
    expands an untried available edge (the prior's favourite under widening, else a
    uniform draw) or follows the UCB edge among the available ones (each one's
    availability count grows by one). A hidden detail inside an edge is the mover's
-   heuristic choice (``"hybrid"``) or a uniform draw (``"tree"``);
+   heuristic choice (``"hybrid"``) or a uniform draw (``"tree"``). With ``policy_leaf``
+   (``opponents="policy"`` only), a node the descent reaches for the first time through
+   an opponent's move ends it: the rollout plays on from there with the same policy, and
+   the node is expanded (its prior computed, its edges made) only from its second visit.
+   Behind the other seats' moves most nodes are never reached again (each
+   determinization deals them other hands), so the expansions and network calls spent
+   on them bought little;
 3. roll out to the end with a compiled policy, score with the game's ``returns``;
 4. back up one reward per seat along the path.
 
@@ -107,7 +113,8 @@ C_VALUE = 4  # VALUE_*
 C_GUIDE = 5  # the guide's policy network in gnets (PUCT on its prior), -1: plain UCB
 C_CUTOFF = 6  # the guide's value network in gnets (ends a simulation at the new leaf), -1: roll out
 C_GUIDE_OPPONENTS = 7  # 1: the prior guides every seat's nodes, 0: only the observer's (the others: UCB)
-C_SIZE = 8
+C_POLICY_LEAF = 8  # 1: under OPP_POLICY a node first reached through the other seats' moves is a leaf
+C_SIZE = 9
 F_C = 0  # UCB exploration constant
 F_SCORE_SCALE = 1  # points of margin that squash to tanh(1)
 F_GUIDE_C = 2  # PUCT exploration constant
@@ -410,6 +417,11 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
                 node = ev[s]
                 path[depth] = node
                 depth += 1
+                if cfg[C_POLICY_LEAF] == 1 and ti[node, T_VISITS] == 0:
+                    # a first visit: the rollout plays on from here with the same policy, so the
+                    # node's prior and children wait for its second visit (most never get one)
+                    expanded = True
+                    break
                 mover = mover_fn(row)
                 continue
             m = _group(keys, n, ukeys, gfirst, gnext)
@@ -630,7 +642,7 @@ class CompiledSearch:
     def __init__(self, adapter, kernels, *, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="mixed",
                  score_scale=5.0, top_k=None, opponents="hybrid", guide=None, guide_c=8.0, guide_prior=True,
                  guide_value=False, value_mix=1.0, noise=0.0, noise_alpha=0.3, guide_temperature=1.0,
-                 guide_opponents=True):
+                 guide_opponents=True, policy_leaf=False):
         self.adapter = adapter
         self.kernels = tuple(kernels)
         self.iterations = iterations
@@ -644,6 +656,7 @@ class CompiledSearch:
         self.cfg[C_ROLLOUT] = self.rollout_id
         self.cfg[C_VALUE] = VALUE_CODES[value]
         self.cfg[C_GUIDE_OPPONENTS] = 1 if guide_opponents else 0
+        self.cfg[C_POLICY_LEAF] = 1 if policy_leaf else 0
         self.fcfg = np.zeros(F_SIZE, dtype=np.float64)
         self.fcfg[F_C] = float(c)
         self.fcfg[F_SCORE_SCALE] = float(score_scale)

@@ -367,3 +367,75 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
     assert given.search.fcfg[K.F_GUIDE_C] == 0.1 and given.search.cfg[K.C_VALUE] == K.VALUE_SCORE
     assert play_bots("sly", 3, {}, 2, [make("expert", game="sly", iterations=20)]
                      + [make("greedy", game="sly") for _ in range(2)])
+
+
+@pytest.mark.parametrize("game,players", [("scout", 4), ("sly", 3)])
+def test_with_policy_leaf_a_node_behind_the_others_moves_waits_for_its_second_visit(game, players):
+    """``policy_leaf``: a node first reached through the other seats' policy moves ends the
+    descent, so no node gets the network's prior (or its edges) on its first visit."""
+    env, seat, role, ad, row = _root(game, players)
+    counts = {}
+    for leaf in (True, False):
+        search = K.CompiledSearch(role.SearchAdapter(players, {}), role.KERNELS, iterations=300, opponents="policy",
+                                  policy_leaf=leaf, guide=random_expert(game, players), guide_c=1.0)
+        action = search.search(row, seat, np.random.default_rng(5))
+        assert env.legal_action_mask()[action] == 1 and search.last_root.visits == 300
+        ti, tf, ek, ev, ep, meta = search.tree
+        owners = np.unique((ek >> 32)[(ek != K.E_EMPTY) & ~np.isnan(ep)])  # the nodes that got a prior
+        counts[leaf] = np.bincount(np.minimum(ti[owners, K.T_VISITS], 2), minlength=3)
+    assert counts[True][1] == 0 and counts[True][0] == 0 and counts[True][2] >= 1  # (the root at least)
+    assert counts[False][1] > 0  # (without it, nodes seen once were expanded)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "python"])
+def test_with_policy_leaf_an_unguided_iteration_adds_at_most_one_node(engine):
+    env, seat, role, ad, row = _root("scout", 4)
+    sizes = {}
+    for leaf in (True, False):
+        bot = make("ismcts", game="scout", iterations=150, opponents="policy", policy_leaf=leaf, engine=engine)
+        bot.reset(0, game="scout", num_players=4, seat=seat, options={})
+        search = bot.search
+        assert search.search(row, seat, np.random.default_rng(2)) in np.flatnonzero(env.legal_action_mask())
+        if engine == "compiled":
+            sizes[leaf] = int(search.tree[5][K.M_NODES])
+        else:
+            stack, sizes[leaf] = [search.last_root], 0
+            while stack:
+                node = stack.pop()
+                sizes[leaf] += 1
+                stack.extend(node.children.values())
+    assert sizes[True] <= 151 < sizes[False]
+
+
+def test_policy_leaf_is_refused_without_the_policy_model_and_dropped_from_a_checkpoint_then(tmp_path):
+    with pytest.raises(ValueError, match="policy_leaf=true applies to opponents=policy only"):
+        make("ismcts", game="scout", opponents="hybrid", policy_leaf=True)
+    with pytest.raises(ValueError, match="policy_leaf='yes' is not allowed; give true or false"):
+        make("ismcts", game="scout", opponents="policy", policy_leaf="yes")
+    net = random_expert("sly", 2)
+    net.meta["expert"] = {"opponents": "policy", "policy_leaf": True}
+    path = _saved(tmp_path, net, "leaf.npz")
+    bot = make("expert", game="sly", path=path)
+    bot.reset(0, game="sly", num_players=2, seat=0, options={})
+    assert bot.search.cfg[K.C_POLICY_LEAF] == 1 and bot.search.cfg[K.C_OPPONENTS] == K.OPP_POLICY
+    other = make("expert", game="sly", path=path, opponents="hybrid")  # another model asked for: no leaf rule
+    other.reset(0, game="sly", num_players=2, seat=0, options={})
+    assert other.search.cfg[K.C_POLICY_LEAF] == 0 and other.search.cfg[K.C_OPPONENTS] == K.OPP_HYBRID
+    net.meta["expert"] = {"opponents": "policy", "policy_leaf": 2}
+    bad = make("expert", game="sly", path=_saved(tmp_path, net, "bad_leaf.npz"))
+    with pytest.raises(ValueError, match="policy_leaf=2 is not allowed"):
+        bad.reset(0, game="sly", num_players=2, seat=0, options={})
+
+
+def test_the_expert_takes_policy_leaf_with_the_checkpoints_policy_model(tmp_path):
+    net = random_expert("sly", 2)
+    net.meta["expert"] = {"opponents": "policy"}
+    bot = make("expert", game="sly", path=_saved(tmp_path, net, "policy.npz"), policy_leaf=True)
+    bot.reset(0, game="sly", num_players=2, seat=0, options={})
+    assert bot.search.cfg[K.C_POLICY_LEAF] == 1 and bot.search.cfg[K.C_OPPONENTS] == K.OPP_POLICY
+    with pytest.raises(ValueError, match="policy_leaf=true applies to opponents=policy only"):
+        make("expert", game="sly", path=_saved(tmp_path, net, "p2.npz"), policy_leaf=True, opponents="tree")
+    net.meta["expert"] = {}  # the checkpoint's model is the default one: refused when the table is known
+    plain = make("expert", game="sly", path=_saved(tmp_path, net, "plain.npz"), policy_leaf=True)
+    with pytest.raises(ValueError, match=r"applies to opponents=policy only \(here opponents=hybrid\)"):
+        plain.reset(0, game="sly", num_players=2, seat=0, options={})

@@ -36,7 +36,12 @@ Opponent moves (``opponents=``):
   Hens on high spaces, a poor model that cost about 15 points of win rate.)
 * ``"tree"``: as hybrid, but the hidden detail is drawn uniformly.
 * ``"policy"``: opponents play the compiled rollout policy from their own
-  observation (an opponent model; no branching at their nodes).
+  observation (an opponent model; no branching at their nodes). With
+  ``policy_leaf=True`` a node the descent reaches for the first time through their
+  moves is a leaf: the rollout (the same policy) plays on from it, and the node gets
+  its edges (and, guided, the network's prior) only from its second visit. Each
+  determinization deals the others new hands, so their moves, and the nodes behind
+  them, keep changing: most of those nodes are never visited again.
 
 Why SO-ISMCTS rather than determinized UCT (one tree per determinization): one tree
 pools the statistics of every determinization, so the whole budget informs one
@@ -219,10 +224,14 @@ class ISMCTS:
     """The search itself, for one adapter (reusable across decisions)."""
 
     def __init__(self, adapter, *, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="mixed",
-                 score_scale=5.0, top_k=None, opponents="hybrid", guide=None, guide_c=8.0):
+                 score_scale=5.0, top_k=None, opponents="hybrid", policy_leaf=False, guide=None, guide_c=8.0):
         check_guide_c(guide_c)
         if opponents not in OPPONENTS:
             raise ValueError(f"opponents={opponents!r} is not allowed; allowed values: {', '.join(OPPONENTS)}")
+        check_flag("policy_leaf", policy_leaf)
+        if policy_leaf and opponents != "policy":
+            raise ValueError(f"policy_leaf=true applies to opponents=policy only (here opponents={opponents}): "
+                             "drop it, or give opponents=policy")
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout={rollout!r} is not allowed; allowed values: {', '.join(ROLLOUTS)}")
         if value not in VALUES:
@@ -242,6 +251,7 @@ class ISMCTS:
             raise ValueError(f"top_k={top_k!r} is not allowed; give an int >= 1, or None for no widening")
         self.adapter = adapter
         self.opponents = opponents
+        self.policy_leaf = policy_leaf
         self.top_k = top_k if hasattr(adapter, "prior") else None
         self._prior = np.zeros(adapter.num_actions, dtype=np.float64)
         self.iterations = iterations
@@ -302,6 +312,8 @@ class ISMCTS:
             if mover != observer and self.opponents == "policy":
                 node = self._policy_step(node, row, n)
                 path.append(node)
+                if self.policy_leaf and node.visits == 0:  # a first visit: the rollout plays on from here
+                    return path, True
                 continue
             groups: dict[int, list[int]] = {}
             for i in range(n):
@@ -522,7 +534,10 @@ class ISMCTSAgent(Agent):
     (UCB exploration, default 0.3), ``rollout`` (``"greedy"`` default, ``"random"`` or
     ``"neural"``), ``value`` (``"win"``, ``"score"``, ``"mixed"``, ``"lead"``), ``score_scale`` (points,
     default 5), ``top_k`` (progressive widening), ``opponents`` (``"hybrid"`` default,
-    ``"tree"``, ``"policy"``), ``guide`` (None default, or ``"neural"``: PUCT selection on the
+    ``"tree"``, ``"policy"``), ``policy_leaf`` (False default; True, with ``opponents="policy"``
+    only: a node first reached through the other seats' moves ends the descent, the rollout
+    playing on from it, so it is expanded only from its second visit: ``sly_scout_env.ismcts``),
+    ``guide`` (None default, or ``"neural"``: PUCT selection on the
     trained network's prior, see the module docstring), ``guide_path`` (a checkpoint of your
     own for the guide; default the shipped one for the table), ``guide_c`` (the PUCT
     constant). ``value``, ``top_k`` and ``guide_c`` default to :data:`DEFAULTS` as the game's
@@ -550,7 +565,8 @@ class ISMCTSAgent(Agent):
     needs_view = True
 
     def __init__(self, game, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="auto",
-                 score_scale=5.0, top_k="auto", opponents="hybrid", guide=None, guide_path=None, guide_c="auto",
+                 score_scale=5.0, top_k="auto", opponents="hybrid", policy_leaf=False, guide=None, guide_path=None,
+                 guide_c="auto",
                  guide_prior=True, guide_value="auto", value_mix=1.0, noise=0.0, noise_alpha=0.3, guide_temperature=1.0,
                  guide_opponents=True, engine="auto", **adapter_params):
         super().__init__()
@@ -605,7 +621,7 @@ class ISMCTSAgent(Agent):
         self.plays = (game,)
         self.adapter_params = adapter_params
         self.params = dict(iterations=iterations, time_limit=time_limit, c=c, rollout=rollout, value=value,
-                           score_scale=score_scale, top_k=top_k, opponents=opponents)
+                           score_scale=score_scale, top_k=top_k, opponents=opponents, policy_leaf=policy_leaf)
         # Validate now (a bad parameter should fail at make(), not in the first game).
         ISMCTS(_DummyAdapter(), **self.params)
         from sly_scout_env.games import get_game
@@ -692,7 +708,7 @@ class ExpertAgent(ISMCTSAgent):
 
     name = "expert"
     TUNABLE = ("iterations", "guide_c", "guide_prior", "guide_value", "value_mix", "guide_temperature",
-               "guide_opponents", "value", "score_scale", "opponents")
+               "guide_opponents", "value", "score_scale", "opponents", "policy_leaf")
 
     def __init__(self, game, path=None, **kwargs):
         for banned in ("guide", "guide_path", "engine"):
@@ -701,7 +717,14 @@ class ExpertAgent(ISMCTSAgent):
                                  "(path=FILE for another checkpoint)")
         self._given = set(kwargs)
         self.path = path
+        # policy_leaf needs opponents=policy, which the checkpoint may set: checked once the tuning is read
+        leaf = kwargs.pop("policy_leaf", None)
         super().__init__(game, guide="neural", guide_path=path, **kwargs)
+        if leaf is not None:
+            check_flag("policy_leaf", leaf)
+            self.params["policy_leaf"] = leaf
+            if "opponents" in kwargs:
+                ISMCTS(_DummyAdapter(), **self.params)  # (both given: refused now)
         self._untuned = (dict(self.params), self.guide_c, dict(self.guide_options))
 
     def _reset_guide(self, seed) -> None:
@@ -724,6 +747,11 @@ class ExpertAgent(ISMCTSAgent):
                 continue
             if key == "iterations":
                 self.params["iterations"] = int(tuning[key])
+            elif key == "policy_leaf":
+                if self.params["opponents"] != "policy":
+                    continue  # (tuned for the policy model of the others: another model was asked for)
+                check_flag(key, tuning[key])
+                self.params[key] = tuning[key]
             elif key in ("value", "score_scale", "opponents"):
                 self.params[key] = tuning[key]
                 ISMCTS(_DummyAdapter(), **self.params)  # a bad value in a file fails here, named
@@ -738,11 +766,13 @@ class ExpertAgent(ISMCTSAgent):
                 self.guide_options[key] = tuning[key]
             else:
                 self.guide_options[key] = tuning[key]
+        ISMCTS(_DummyAdapter(), **self.params)  # (policy_leaf given here, the checkpoint's model not policy)
         return super()._new_search(adapter)
 
 
 # The generic parameters (for the error naming the allowed ones).
-_GENERIC_PARAMS = ("iterations", "time_limit", "c", "rollout", "value", "score_scale", "top_k", "opponents", "guide",
+_GENERIC_PARAMS = ("iterations", "time_limit", "c", "rollout", "value", "score_scale", "top_k", "opponents",
+                   "policy_leaf", "guide",
                    "guide_path", "guide_c", "guide_prior", "guide_value", "value_mix", "noise", "noise_alpha",
                    "guide_temperature", "guide_opponents", "engine")
 
