@@ -429,7 +429,7 @@ def test_policy_leaf_is_refused_without_the_policy_model_and_dropped_from_a_chec
 
 def test_the_expert_takes_policy_leaf_with_the_checkpoints_policy_model(tmp_path):
     net = random_expert("sly", 2)
-    net.meta["expert"] = {"opponents": "policy"}
+    net.meta["expert"] = {"value": "lead", "opponents": "policy"}  # (read before opponents: no error on the way)
     bot = make("expert", game="sly", path=_saved(tmp_path, net, "policy.npz"), policy_leaf=True)
     bot.reset(0, game="sly", num_players=2, seat=0, options={})
     assert bot.search.cfg[K.C_POLICY_LEAF] == 1 and bot.search.cfg[K.C_OPPONENTS] == K.OPP_POLICY

@@ -754,7 +754,7 @@ class ExpertAgent(ISMCTSAgent):
                 self.params[key] = tuning[key]
             elif key in ("value", "score_scale", "opponents"):
                 self.params[key] = tuning[key]
-                ISMCTS(_DummyAdapter(), **self.params)  # a bad value in a file fails here, named
+                ISMCTS(_DummyAdapter(), **dict(self.params, policy_leaf=False))  # a bad value in a file fails here
             elif key == "guide_c":
                 check_guide_c(tuning[key])
                 self.guide_c = float(tuning[key])
