@@ -4,6 +4,7 @@ and the compiled search with the network inside it (rollout against value).
     python benchmarks/ismcts_speed.py                 # every game and player count (a few minutes)
     python benchmarks/ismcts_speed.py --quick         # a smoke run
     python benchmarks/ismcts_speed.py --out benchmarks/ismcts_speed.md
+    python benchmarks/ismcts_speed.py --tables models  # one of the four tables below
 
 For each table, positions come from games of random moves (the same positions for both
 engines); each engine searches each position with the bot's defaults for the game
@@ -28,6 +29,12 @@ do) against the loop it replaced (a kernel call of 8 iterations, the clock read 
 calls), and the cost of one kernel call from Python with no iteration: Numba resolving
 the game's twelve compiled parts passed in, paid once a move now, once every 8
 iterations before.
+
+The fourth table (with the third) is the expert's time-limited move under each model of
+the other seats in its tree: ``opponents="hybrid"`` (they branch by PUCT, the network's
+prior computed for them), ``"policy"`` (they play ``greedy``) and ``"policy"`` with
+``policy_leaf`` (a node first reached through their moves ends the descent): the median
+iterations a move at ``T``.
 """
 
 from __future__ import annotations
@@ -128,6 +135,25 @@ def chunked(search):
     return search
 
 
+def every_table(count: int):
+    """(game spec, players, ``count`` positions) for every game and player count."""
+    for spec in all_games():
+        for players in spec.player_counts:
+            yield spec, players, positions(spec.name, players, count)
+
+
+def median_iterations(search, roots, repeats: int) -> float:
+    """The median iterations of ``search``'s time-limited moves over ``repeats`` passes over ``roots``."""
+    rng = np.random.default_rng(1)
+    counts = []
+    for r in range(repeats + 1):  # (the first pass warms up)
+        for row, seat in roots:
+            search.search(row, seat, rng)
+            if r:
+                counts.append(search.last_iterations)
+    return statistics.median(counts)
+
+
 def time_limited(game: str, players: int, roots, limit: float, repeats: int) -> list:
     """Median iterations a move at ``limit`` (plain, expert; each in-kernel and chunked) and the
     median microseconds of a zero-iteration kernel call."""
@@ -140,14 +166,7 @@ def time_limited(game: str, players: int, roots, limit: float, repeats: int) -> 
             search.iterations, search.time_limit = None, limit
             if old:
                 chunked(search)
-            rng = np.random.default_rng(1)
-            counts = []
-            for r in range(repeats + 1):  # (the first pass warms up)
-                for row, seat in roots:
-                    search.search(row, seat, rng)
-                    if r:
-                        counts.append(search.last_iterations)
-            cells.append(statistics.median(counts))
+            cells.append(median_iterations(search, roots, repeats))
     search = engine("compiled", game, players, 300, "greedy")
     row, seat = roots[0]
     search.search(row, seat, np.random.default_rng(1))
@@ -157,6 +176,27 @@ def time_limited(game: str, players: int, roots, limit: float, repeats: int) -> 
         search._run(search._root_row, seat, 0, 0.0)
         calls.append(time.perf_counter() - t)
     return cells + [statistics.median(calls) * 1e6]
+
+
+TABLES = ("speed", "guided", "time", "models")  # --tables: the four tables of the module docstring
+MODELS = (("hybrid", False), ("policy", False), ("policy", True))  # the fourth table's columns
+
+
+def iterations_by_model(game: str, players: int, roots, limit: float, repeats: int) -> list:
+    """Median iterations a move at ``limit`` of the search with the table's expert network inside
+    (``checkpoints/experts/``, else its ``neural`` one) under each of :data:`MODELS`."""
+    from sly_scout_env.netfile import shipped_expert_for, shipped_for
+
+    role = search_role(game)
+    d = {**DEFAULTS, **role.SearchAdapter.BOT_DEFAULTS}
+    net = shipped_expert_for(game, players, {}) or shipped_for(game, players)
+    cells = []
+    for opponents, leaf in MODELS:
+        search = CompiledSearch(role.SearchAdapter(players, {}), role.KERNELS, iterations=None, time_limit=limit,
+                                value=d["value"], opponents=opponents, policy_leaf=leaf, guide=net,
+                                guide_c=d["guide_c"])
+        cells.append(median_iterations(search, roots, repeats))
+    return cells
 
 
 def main(argv=None) -> int:
@@ -172,8 +212,14 @@ def main(argv=None) -> int:
                    help="layers of the timed value network (default 128,128)")
     p.add_argument("--time-limit", type=float, default=0.02,
                    help="seconds a move of the time-limited table (default 0.02; 0: skip it)")
+    p.add_argument("--tables", default=",".join(TABLES),
+                   help=f"the tables to measure, comma-separated (default all: {','.join(TABLES)})")
     p.add_argument("--out", default=None, help="also write the markdown table to this file")
     args = p.parse_args(argv)
+    tables = args.tables.split(",")
+    for name in tables:
+        if name not in TABLES:
+            p.error(f"--tables: no table {name!r}; the tables: {', '.join(TABLES)}")
     repeats = 1 if args.quick else args.repeats
     count = 4 if args.quick else args.positions
     iterations = 30 if args.quick else args.iterations
@@ -181,20 +227,22 @@ def main(argv=None) -> int:
         f"Measured {time.strftime('%Y-%m-%d')} on {platform.processor() or platform.machine()} "
         f"({os.cpu_count()} cores; load {os.getloadavg()[0]:.1f} at the start): {count} positions per table "
         f"from random games, {iterations} iterations a search, median of {repeats} pass(es) after a warm-up.",
-        "",
-        "| game | players | rollout | Python µs/iteration | compiled µs/iteration | compiled iterations/s | speed-up |",
-        "|---|---:|---|---:|---:|---:|---:|",
     ]
-    for spec in all_games():
-        for players in spec.player_counts:
-            roots = positions(spec.name, players, count)
-            for rollout in args.rollouts.split(","):
-                py = seconds_per_iteration(engine("python", spec.name, players, iterations, rollout), roots, repeats)
-                cc = seconds_per_iteration(engine("compiled", spec.name, players, iterations, rollout), roots, repeats)
-                lines.append(f"| {spec.name} | {players} | {rollout} | {py * 1e6:,.1f} | {cc * 1e6:,.1f} | "
-                             f"{1 / cc:,.0f} | {py / cc:.2f}x |")
-                print(lines[-1], flush=True)
-    if args.guided:
+    if "speed" in tables:
+        lines += [
+            "",
+            "| game | players | rollout | Python µs/iteration | compiled µs/iteration | compiled iterations/s | "
+            "speed-up |",
+            "|---|---:|---|---:|---:|---:|---:|",
+        ]
+    for spec, players, roots in every_table(count) if "speed" in tables else ():
+        for rollout in args.rollouts.split(","):
+            py = seconds_per_iteration(engine("python", spec.name, players, iterations, rollout), roots, repeats)
+            cc = seconds_per_iteration(engine("compiled", spec.name, players, iterations, rollout), roots, repeats)
+            lines.append(f"| {spec.name} | {players} | {rollout} | {py * 1e6:,.1f} | {cc * 1e6:,.1f} | "
+                         f"{1 / cc:,.0f} | {py / cc:.2f}x |")
+            print(lines[-1], flush=True)
+    if args.guided and "guided" in tables:
         lines += [
             "",
             "The compiled search with the network inside it, greedy rollouts, µs per iteration "
@@ -203,19 +251,17 @@ def main(argv=None) -> int:
             "| game | players | plain | prior (PUCT) | value cut-off | prior and value | value / plain speed-up |",
             "|---|---:|---:|---:|---:|---:|---:|",
         ]
-        for spec in all_games():
-            for players in spec.player_counts:
-                roots = positions(spec.name, players, count)
-                net = network_with_value(spec.name, players, args.value_hidden)
-                cells = []
-                for guide, prior, value in ((None, True, False), (net, True, False), (net, False, True),
-                                            (net, True, True)):
-                    search = engine("compiled", spec.name, players, iterations, "greedy", guide, prior, value)
-                    cells.append(seconds_per_iteration(search, roots, repeats))
-                lines.append(f"| {spec.name} | {players} | " + " | ".join(f"{c * 1e6:,.1f}" for c in cells)
-                             + f" | {cells[0] / cells[2]:.2f}x |")
-                print(lines[-1], flush=True)
-    if args.time_limit > 0:
+        for spec, players, roots in every_table(count):
+            net = network_with_value(spec.name, players, args.value_hidden)
+            cells = []
+            for guide, prior, value in ((None, True, False), (net, True, False), (net, False, True),
+                                        (net, True, True)):
+                search = engine("compiled", spec.name, players, iterations, "greedy", guide, prior, value)
+                cells.append(seconds_per_iteration(search, roots, repeats))
+            lines.append(f"| {spec.name} | {players} | " + " | ".join(f"{c * 1e6:,.1f}" for c in cells)
+                         + f" | {cells[0] / cells[2]:.2f}x |")
+            print(lines[-1], flush=True)
+    if args.time_limit > 0 and "time" in tables:
         lines += [
             "",
             f"A time-limited move ({args.time_limit * 1e3:g} ms, greedy rollouts): median iterations a move, the "
@@ -226,13 +272,25 @@ def main(argv=None) -> int:
             "µs per kernel call |",
             "|---|---:|---:|---:|---:|---:|---:|",
         ]
-        for spec in all_games():
-            for players in spec.player_counts:
-                roots = positions(spec.name, players, count)
-                c = time_limited(spec.name, players, roots, args.time_limit, repeats)
-                lines.append(f"| {spec.name} | {players} | {c[0]:,.0f} | {c[1]:,.0f} | {c[2]:,.0f} | {c[3]:,.0f} | "
-                             f"{c[4]:,.0f} |")
-                print(lines[-1], flush=True)
+        for spec, players, roots in every_table(count):
+            c = time_limited(spec.name, players, roots, args.time_limit, repeats)
+            lines.append(f"| {spec.name} | {players} | {c[0]:,.0f} | {c[1]:,.0f} | {c[2]:,.0f} | {c[3]:,.0f} | "
+                         f"{c[4]:,.0f} |")
+            print(lines[-1], flush=True)
+    if args.time_limit > 0 and "models" in tables:
+        lines += [
+            "",
+            f"The models of the other seats: a time-limited move ({args.time_limit * 1e3:g} ms) of the search "
+            "with the table's expert network inside (else its neural one), greedy rollouts, with each model of "
+            "the other seats in its tree: median iterations a move:",
+            "",
+            "| game | players | hybrid | policy | policy, policy_leaf |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for spec, players, roots in every_table(count):
+            c = iterations_by_model(spec.name, players, roots, args.time_limit, repeats)
+            lines.append(f"| {spec.name} | {players} | " + " | ".join(f"{x:,.0f}" for x in c) + " |")
+            print(lines[-1], flush=True)
     text = "\n".join(lines) + "\n"
     if args.out:
         Path(args.out).write_text(text)
