@@ -353,6 +353,7 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
         # The other seats play greedy inside the tree where that led at equal time (2p, 4p), not at 5p.
         want = K.OPP_HYBRID if players == 5 else K.OPP_POLICY
         assert scout.search.cfg[K.C_OPPONENTS] == want, players
+        assert scout.search.cfg[K.C_POLICY_LEAF] == 0  # the leaf rule: behind at 2p and 5p, level at 4p
     # Scout 3p: the neural (PPO) network serves inside too, with its own tuning (it led inside the search).
     scout.reset(0, game="scout", num_players=3, seat=0, options={})
     assert shipped_expert_for("scout", 3) is None
@@ -362,6 +363,7 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
     assert shipped_for("scout", 3).meta["expert"]["value"] == "lead" and scout.search.cfg[K.C_VALUE] == K.VALUE_LEAD
     assert shipped_for("scout", 3).meta["expert"]["opponents"] == "policy"  # ... and its model of the others
     assert scout.search.cfg[K.C_OPPONENTS] == K.OPP_POLICY
+    assert scout.search.cfg[K.C_POLICY_LEAF] == 0  # (the leaf rule: level on the seeds not used to pick it)
     given = make("expert", game="scout", guide_c=0.1, value="score")  # given parameters win over the tuning
     given.reset(0, game="scout", num_players=3, seat=0, options={})
     assert given.search.fcfg[K.F_GUIDE_C] == 0.1 and given.search.cfg[K.C_VALUE] == K.VALUE_SCORE
