@@ -369,6 +369,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
     guide = cfg[C_GUIDE]
     cutoff = cfg[C_CUTOFF]
     guide_c = fcfg[F_GUIDE_C]
+    policy_leaf = cfg[C_POLICY_LEAF] == 1
     if meta[M_NODES] == 0:  # a fresh tree: the root
         ti[0, :] = 0
         tf[0, :] = 0.0
@@ -417,7 +418,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
                 node = ev[s]
                 path[depth] = node
                 depth += 1
-                if cfg[C_POLICY_LEAF] == 1 and ti[node, T_VISITS] == 0:
+                if policy_leaf and ti[node, T_VISITS] == 0:
                     # a first visit: the rollout plays on from here with the same policy, so the
                     # node's prior and children wait for its second visit (most never get one)
                     expanded = True

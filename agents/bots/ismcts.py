@@ -753,8 +753,7 @@ class ExpertAgent(ISMCTSAgent):
                 check_flag(key, tuning[key])
                 self.params[key] = tuning[key]
             elif key in ("value", "score_scale", "opponents"):
-                self.params[key] = tuning[key]
-                ISMCTS(_DummyAdapter(), **dict(self.params, policy_leaf=False))  # a bad value in a file fails here
+                self.params[key] = tuning[key]  # (checked with the rest below)
             elif key == "guide_c":
                 check_guide_c(tuning[key])
                 self.guide_c = float(tuning[key])
@@ -766,7 +765,7 @@ class ExpertAgent(ISMCTSAgent):
                 self.guide_options[key] = tuning[key]
             else:
                 self.guide_options[key] = tuning[key]
-        ISMCTS(_DummyAdapter(), **self.params)  # (policy_leaf given here, the checkpoint's model not policy)
+        ISMCTS(_DummyAdapter(), **self.params)  # a bad value in the file, or policy_leaf without its model, named
         return super()._new_search(adapter)
 
 
