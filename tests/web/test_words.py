@@ -101,6 +101,20 @@ def test_setup_words_levels_and_descriptions(game):
         assert hard["bots"][str(n)].startswith("Hard ")
 
 
+def test_scout_hard_models_the_other_seats_as_measured():
+    # Hard at Scout 2p/3p plays its checkpoint's opponents="policy"; 4p names "hybrid" (the
+    # checkpoint's policy model scored below it there); 5p's checkpoint carries no model: hybrid.
+    from sly_scout_env import ismcts as K
+    from sly_scout_env.agents.bots.registry import make_from_spec
+    from sly_scout_env.agents.ui.web.words import level_spec
+
+    expected = {2: K.OPP_POLICY, 3: K.OPP_POLICY, 4: K.OPP_HYBRID, 5: K.OPP_HYBRID}
+    for n, code in expected.items():
+        bot = make_from_spec(level_spec("Hard", "ismcts:iterations=1000", "scout", n), game="scout")
+        bot.reset(0, game="scout", num_players=n, seat=0, options=get_game("scout").default_options())
+        assert bot.search.cfg[K.C_OPPONENTS] == code, (n, bot.search.cfg[K.C_OPPONENTS])
+
+
 def test_hard_at_a_table_can_be_another_bot(monkeypatch):
     monkeypatch.setitem(HARD_BY_TABLE, ("sly", 3), "expert:iterations=700")
     hard = levels("sly")[2]

@@ -26,7 +26,7 @@ BOT_LABELS = {"random": "Random", "greedy": "Greedy", "ismcts": "ISMCTS", "neura
 # (median, slowest) on a 2-core machine, by game and players: `python
 # benchmarks/web_load.py --hard-timing` measures it again. Scout 2p and 3p play their
 # checkpoints' model of the other seats (`opponents=policy`, measured here too); Scout 4p
-# keeps the model of its measurement (`opponents=hybrid`).
+# keeps `opponents=hybrid`: its checkpoint's model scored below it there (0.297 against 0.303).
 LEVELS = [("Easy", "greedy"), ("Medium", "neural"), ("Hard", "ismcts:iterations=1000")]
 HARD_BY_TABLE: dict[tuple[str, int], str] = {
     ("scout", 2): "expert:iterations=500", ("scout", 3): "expert:iterations=500",
