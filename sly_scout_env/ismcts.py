@@ -9,7 +9,8 @@ prior, random or compiled-policy rollouts. Here every iteration runs inside Numb
    ``determinize``), seed the row's generators from the search's own word;
 2. descend: at each node, the game's ``edge_keys`` lists the legal moves and what the
    observer sees of each (its *key*); moves with one key form one edge. An opponent's
-   move under ``opponents="policy"`` is the compiled policy's; otherwise the node
+   move under ``opponents="policy"`` is the compiled policy's (``opponent_policy``, by
+   default the rollout's); otherwise the node
    expands an untried available edge (the prior's favourite under widening, else a
    uniform draw) or follows the UCB edge among the available ones (each one's
    availability count grows by one). A hidden detail inside an edge is the mover's
@@ -114,7 +115,8 @@ C_GUIDE = 5  # the guide's policy network in gnets (PUCT on its prior), -1: plai
 C_CUTOFF = 6  # the guide's value network in gnets (ends a simulation at the new leaf), -1: roll out
 C_GUIDE_OPPONENTS = 7  # 1: the prior guides every seat's nodes, 0: only the observer's (the others: UCB)
 C_POLICY_LEAF = 8  # 1: under OPP_POLICY a node first reached through the other seats' moves is a leaf
-C_SIZE = 9
+C_OPPONENT_POLICY = 9  # under OPP_POLICY: the compiled policy id the other seats play in the tree
+C_SIZE = 10
 F_C = 0  # UCB exploration constant
 F_SCORE_SCALE = 1  # points of margin that squash to tanh(1)
 F_GUIDE_C = 2  # PUCT exploration constant
@@ -363,6 +365,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
     top_k = cfg[C_TOP_K]
     opponents = cfg[C_OPPONENTS]
     policy = cfg[C_ROLLOUT]
+    opponent_policy = cfg[C_OPPONENT_POLICY]
     value = cfg[C_VALUE]
     c = fcfg[F_C]
     scale = fcfg[F_SCORE_SCALE]
@@ -399,7 +402,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
             while 2 * (meta[M_EDGES] + n) >= ek.shape[0]:  # and at most n edges: keep the table half free
                 ek, ev, ep = _grow_edges(ek, ev, ep)
             if mover != observer and opponents == OPP_POLICY:
-                a = policy_fn(row, policy, iw, obs, prng, nets)
+                a = policy_fn(row, opponent_policy, iw, obs, prng, nets)
                 if a < 0:
                     return ERR_POLICY, ti, tf, ek, ev, ep
                 k = keys[0]
@@ -643,12 +646,14 @@ class CompiledSearch:
     def __init__(self, adapter, kernels, *, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="mixed",
                  score_scale=5.0, top_k=None, opponents="hybrid", guide=None, guide_c=8.0, guide_prior=True,
                  guide_value=False, value_mix=1.0, noise=0.0, noise_alpha=0.3, guide_temperature=1.0,
-                 guide_opponents=True, policy_leaf=False):
+                 guide_opponents=True, policy_leaf=False, opponent_policy=None):
         self.adapter = adapter
         self.kernels = tuple(kernels)
         self.iterations = iterations
         self.time_limit = time_limit
         self.rollout_id = adapter.policy_id(rollout)  # sets the adapter's networks and obs buffer for neural
+        # (one network at most: both names are the game's policies, "neural" the table's shipped one)
+        self.opponent_policy_id = self.rollout_id if opponent_policy is None else adapter.policy_id(opponent_policy)
         players = adapter.num_players
         self.cfg = np.zeros(C_SIZE, dtype=np.int64)
         self.cfg[C_PLAYERS] = players
@@ -658,6 +663,7 @@ class CompiledSearch:
         self.cfg[C_VALUE] = VALUE_CODES[value]
         self.cfg[C_GUIDE_OPPONENTS] = 1 if guide_opponents else 0
         self.cfg[C_POLICY_LEAF] = 1 if policy_leaf else 0
+        self.cfg[C_OPPONENT_POLICY] = self.opponent_policy_id
         self.fcfg = np.zeros(F_SIZE, dtype=np.float64)
         self.fcfg[F_C] = float(c)
         self.fcfg[F_SCORE_SCALE] = float(score_scale)

@@ -51,6 +51,7 @@ def test_legal_moves_in_every_phase_and_option_set(game, players):
     dict(rollout="random", value="win", opponents="tree"),
     dict(opponents="policy", top_k=2),
     dict(opponents="policy", policy_leaf=True),
+    dict(opponents="policy", opponent_policy="neural"),
     dict(value="score", top_k=None),
     dict(rollout="neural"),
 ])

@@ -354,6 +354,8 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
         want = K.OPP_HYBRID if players == 5 else K.OPP_POLICY
         assert scout.search.cfg[K.C_OPPONENTS] == want, players
         assert scout.search.cfg[K.C_POLICY_LEAF] == 0  # the leaf rule: behind at 2p and 5p, level at 4p
+        # a flatter prior led at 2p on four seeds with the policy model (docs/strength.md); not elsewhere
+        assert scout.search.fcfg[K.F_GUIDE_T] == (2.0 if players == 2 else 1.0), players
     # Scout 3p: the neural (PPO) network serves inside too, with its own tuning (it led inside the search).
     scout.reset(0, game="scout", num_players=3, seat=0, options={})
     assert shipped_expert_for("scout", 3) is None
@@ -426,6 +428,43 @@ def test_policy_leaf_is_refused_without_the_policy_model_and_dropped_from_a_chec
     net.meta["expert"] = {"opponents": "policy", "policy_leaf": 2}
     bad = make("expert", game="sly", path=_saved(tmp_path, net, "bad_leaf.npz"))
     with pytest.raises(ValueError, match="policy_leaf=2 is not allowed"):
+        bad.reset(0, game="sly", num_players=2, seat=0, options={})
+
+
+@pytest.mark.parametrize("engine", ["compiled", "python"])
+def test_opponent_policy_is_the_other_seats_model_in_the_tree(engine):
+    env, seat, role, ad, row = _root("scout", 3)
+    roots = {}
+    for name in (None, "greedy", "random", "neural"):
+        given = {} if name is None else {"opponent_policy": name}
+        bot = make("ismcts", game="scout", iterations=120, opponents="policy", engine=engine, **given)
+        bot.reset(0, game="scout", num_players=3, seat=seat, options={})
+        assert bot.search.search(row, seat, np.random.default_rng(3)) in np.flatnonzero(env.legal_action_mask())
+        roots[name] = {k: ch.visits for k, ch in bot.search.last_root.children.items()}
+    assert roots[None] == roots["greedy"]  # by default the rollout's policy (greedy)
+    assert roots["random"] != roots["greedy"] and roots["neural"] != roots["greedy"]
+
+
+def test_opponent_policy_is_refused_without_the_policy_model_and_read_from_a_checkpoint(tmp_path):
+    with pytest.raises(ValueError, match="opponent_policy=neural applies to opponents=policy only"):
+        make("ismcts", game="scout", opponent_policy="neural")
+    with pytest.raises(ValueError, match="opponent_policy='smart' is not allowed; allowed values: random, greedy, "
+                                         "neural"):
+        make("ismcts", game="scout", opponents="policy", opponent_policy="smart")
+    net = random_expert("sly", 2)
+    net.meta["expert"] = {"opponents": "policy", "opponent_policy": "random"}
+    path = _saved(tmp_path, net, "opp.npz")
+    for given, random_model in (({}, True), ({"opponents": "hybrid"}, False), ({"opponent_policy": "greedy"}, False)):
+        bot = make("expert", game="sly", path=path, **given)
+        bot.reset(0, game="sly", num_players=2, seat=0, options={})
+        cfg = bot.search.cfg
+        assert bool(cfg[K.C_OPPONENT_POLICY] != cfg[K.C_ROLLOUT]) is random_model, given
+        assert cfg[K.C_OPPONENT_POLICY] == bot.search.adapter.policy_id("random" if random_model else "greedy")
+    with pytest.raises(ValueError, match="opponent_policy=neural applies to opponents=policy only"):
+        make("expert", game="sly", path=path, opponent_policy="neural", opponents="tree")
+    net.meta["expert"] = {"opponents": "policy", "opponent_policy": "smart"}
+    bad = make("expert", game="sly", path=_saved(tmp_path, net, "bad_opp.npz"))
+    with pytest.raises(ValueError, match="opponent_policy='smart' is not allowed"):
         bad.reset(0, game="sly", num_players=2, seat=0, options={})
 
 

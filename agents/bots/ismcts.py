@@ -36,7 +36,9 @@ Opponent moves (``opponents=``):
   Hens on high spaces, a poor model that cost about 15 points of win rate.)
 * ``"tree"``: as hybrid, but the hidden detail is drawn uniformly.
 * ``"policy"``: opponents play the compiled rollout policy from their own
-  observation (an opponent model; no branching at their nodes). With
+  observation (an opponent model; no branching at their nodes), or the one
+  ``opponent_policy`` names (``"greedy"``, ``"random"``, ``"neural"``: the table's
+  shipped network) while the rollouts keep theirs. With
   ``policy_leaf=True`` a node the descent reaches for the first time through their
   moves is a leaf: the rollout (the same policy) plays on from it, and the node gets
   its edges (and, guided, the network's prior) only from its second visit. Each
@@ -224,7 +226,8 @@ class ISMCTS:
     """The search itself, for one adapter (reusable across decisions)."""
 
     def __init__(self, adapter, *, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="mixed",
-                 score_scale=5.0, top_k=None, opponents="hybrid", policy_leaf=False, guide=None, guide_c=8.0):
+                 score_scale=5.0, top_k=None, opponents="hybrid", policy_leaf=False, opponent_policy=None,
+                 guide=None, guide_c=8.0):
         check_guide_c(guide_c)
         if opponents not in OPPONENTS:
             raise ValueError(f"opponents={opponents!r} is not allowed; allowed values: {', '.join(OPPONENTS)}")
@@ -232,6 +235,13 @@ class ISMCTS:
         if policy_leaf and opponents != "policy":
             raise ValueError(f"policy_leaf=true applies to opponents=policy only (here opponents={opponents}): "
                              "drop it, or give opponents=policy")
+        if opponent_policy is not None:
+            if opponent_policy not in ROLLOUTS:
+                raise ValueError(f"opponent_policy={opponent_policy!r} is not allowed; allowed values: "
+                                 f"{', '.join(ROLLOUTS)} (or none: the rollout's)")
+            if opponents != "policy":
+                raise ValueError(f"opponent_policy={opponent_policy} applies to opponents=policy only (here "
+                                 f"opponents={opponents}): drop it, or give opponents=policy")
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout={rollout!r} is not allowed; allowed values: {', '.join(ROLLOUTS)}")
         if value not in VALUES:
@@ -258,6 +268,7 @@ class ISMCTS:
         self.time_limit = time_limit
         self.c = float(c)
         self.rollout_id = adapter.policy_id(rollout)
+        self.opponent_id = self.rollout_id if opponent_policy is None else adapter.policy_id(opponent_policy)
         self.value = value
         self.score_scale = float(score_scale)
         self._legal = np.zeros(adapter.num_actions, dtype=np.int64)
@@ -329,7 +340,7 @@ class ISMCTS:
         """An opponent's move under ``opponents="policy"``: it plays the compiled policy from its own
         observation of this determinization; the observer's tree records what it sees of it."""
         ad = self.adapter
-        a = ad.policy_action(row, self.rollout_id)
+        a = ad.policy_action(row, self.opponent_id)
         k = None
         for i in range(n):
             if self._legal[i] == a:
@@ -537,6 +548,8 @@ class ISMCTSAgent(Agent):
     ``"tree"``, ``"policy"``), ``policy_leaf`` (False default; True, with ``opponents="policy"``
     only: a node first reached through the other seats' moves ends the descent, the rollout
     playing on from it, so it is expanded only from its second visit: ``sly_scout_env.ismcts``),
+    ``opponent_policy`` (None default: the rollout's; with ``opponents="policy"`` only, the
+    compiled policy the other seats play in the tree, ``"greedy"``, ``"random"`` or ``"neural"``),
     ``guide`` (None default, or ``"neural"``: PUCT selection on the
     trained network's prior, see the module docstring), ``guide_path`` (a checkpoint of your
     own for the guide; default the shipped one for the table), ``guide_c`` (the PUCT
@@ -565,7 +578,8 @@ class ISMCTSAgent(Agent):
     needs_view = True
 
     def __init__(self, game, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="auto",
-                 score_scale=5.0, top_k="auto", opponents="hybrid", policy_leaf=False, guide=None, guide_path=None,
+                 score_scale=5.0, top_k="auto", opponents="hybrid", policy_leaf=False, opponent_policy=None,
+                 guide=None, guide_path=None,
                  guide_c="auto",
                  guide_prior=True, guide_value="auto", value_mix=1.0, noise=0.0, noise_alpha=0.3, guide_temperature=1.0,
                  guide_opponents=True, engine="auto", **adapter_params):
@@ -621,7 +635,8 @@ class ISMCTSAgent(Agent):
         self.plays = (game,)
         self.adapter_params = adapter_params
         self.params = dict(iterations=iterations, time_limit=time_limit, c=c, rollout=rollout, value=value,
-                           score_scale=score_scale, top_k=top_k, opponents=opponents, policy_leaf=policy_leaf)
+                           score_scale=score_scale, top_k=top_k, opponents=opponents, policy_leaf=policy_leaf,
+                           opponent_policy=opponent_policy)
         # Validate now (a bad parameter should fail at make(), not in the first game).
         ISMCTS(_DummyAdapter(), **self.params)
         from sly_scout_env.games import get_game
@@ -708,7 +723,9 @@ class ExpertAgent(ISMCTSAgent):
 
     name = "expert"
     TUNABLE = ("iterations", "guide_c", "guide_prior", "guide_value", "value_mix", "guide_temperature",
-               "guide_opponents", "value", "score_scale", "opponents", "policy_leaf")
+               "guide_opponents", "value", "score_scale", "opponents", "policy_leaf", "opponent_policy")
+    # tuned for the policy model of the other seats: dropped when another model is asked for
+    POLICY_MODEL = ("policy_leaf", "opponent_policy")
 
     def __init__(self, game, path=None, **kwargs):
         for banned in ("guide", "guide_path", "engine"):
@@ -717,14 +734,13 @@ class ExpertAgent(ISMCTSAgent):
                                  "(path=FILE for another checkpoint)")
         self._given = set(kwargs)
         self.path = path
-        # policy_leaf needs opponents=policy, which the checkpoint may set: checked once the tuning is read
-        leaf = kwargs.pop("policy_leaf", None)
+        # policy_leaf and opponent_policy need opponents=policy, which the checkpoint may set: checked
+        # once the tuning is read
+        model = {key: kwargs.pop(key) for key in self.POLICY_MODEL if key in kwargs}
         super().__init__(game, guide="neural", guide_path=path, **kwargs)
-        if leaf is not None:
-            check_flag("policy_leaf", leaf)
-            self.params["policy_leaf"] = leaf
-            if "opponents" in kwargs:
-                ISMCTS(_DummyAdapter(), **self.params)  # (both given: refused now)
+        if model:
+            self.params.update(model)
+            ISMCTS(_DummyAdapter(), **{**self.params, "opponents": kwargs.get("opponents", "policy")})
         self._untuned = (dict(self.params), self.guide_c, dict(self.guide_options))
 
     def _reset_guide(self, seed) -> None:
@@ -747,11 +763,10 @@ class ExpertAgent(ISMCTSAgent):
                 continue
             if key == "iterations":
                 self.params["iterations"] = int(tuning[key])
-            elif key == "policy_leaf":
+            elif key in self.POLICY_MODEL:
                 if self.params["opponents"] != "policy":
                     continue  # (tuned for the policy model of the others: another model was asked for)
-                check_flag(key, tuning[key])
-                self.params[key] = tuning[key]
+                self.params[key] = tuning[key]  # (checked with the rest below)
             elif key in ("value", "score_scale", "opponents"):
                 self.params[key] = tuning[key]  # (checked with the rest below)
             elif key == "guide_c":
@@ -771,7 +786,7 @@ class ExpertAgent(ISMCTSAgent):
 
 # The generic parameters (for the error naming the allowed ones).
 _GENERIC_PARAMS = ("iterations", "time_limit", "c", "rollout", "value", "score_scale", "top_k", "opponents",
-                   "policy_leaf", "guide",
+                   "policy_leaf", "opponent_policy", "guide",
                    "guide_path", "guide_c", "guide_prior", "guide_value", "value_mix", "noise", "noise_alpha",
                    "guide_temperature", "guide_opponents", "engine")
 

@@ -93,7 +93,8 @@ def test_setup_words_levels_and_descriptions(game):
     variants = {s for lv in levels(game) for s in lv["specs"].values() if s.startswith("expert:")}
     assert variants  # (every game has an expert at some table's Hard level)
     for spec in variants:
-        with pytest.raises(ValueError, match="parameter '(iterations|opponents)' is not allowed from the web"):
+        with pytest.raises(ValueError, match="parameter '(iterations|opponents|guide_temperature)' is not allowed "
+                                             "from the web"):
             check_bot(spec + ":opponents=tree", game, "bots[0]", {})
     # Hard is the table's measured strongest: HARD_BY_TABLE where the expert beat the search.
     for n in hard["players"]:
@@ -113,6 +114,7 @@ def test_scout_hard_models_the_other_seats_as_measured():
         bot = make_from_spec(level_spec("Hard", "ismcts:iterations=1000", "scout", n), game="scout")
         bot.reset(0, game="scout", num_players=n, seat=0, options=get_game("scout").default_options())
         assert bot.search.cfg[K.C_OPPONENTS] == code, (n, bot.search.cfg[K.C_OPPONENTS])
+        assert bot.search.fcfg[K.F_GUIDE_T] == 1.0  # (2p: the temperature Hard was measured with)
 
 
 def test_hard_at_a_table_can_be_another_bot(monkeypatch):
