@@ -761,13 +761,11 @@ class ExpertAgent(ISMCTSAgent):
         for key in self.TUNABLE:
             if key in self._given or key not in tuning:
                 continue
+            if key in self.POLICY_MODEL and self.params["opponents"] != "policy":
+                continue  # (tuned for the policy model of the others: another model was asked for)
             if key == "iterations":
                 self.params["iterations"] = int(tuning[key])
-            elif key in self.POLICY_MODEL:
-                if self.params["opponents"] != "policy":
-                    continue  # (tuned for the policy model of the others: another model was asked for)
-                self.params[key] = tuning[key]  # (checked with the rest below)
-            elif key in ("value", "score_scale", "opponents"):
+            elif key in ("value", "score_scale", "opponents") + self.POLICY_MODEL:
                 self.params[key] = tuning[key]  # (checked with the rest below)
             elif key == "guide_c":
                 check_guide_c(tuning[key])

@@ -8,10 +8,19 @@ import re
 import numpy as np
 import pytest
 
-from sly_scout_env.agents.bots.registry import registration
+from sly_scout_env import ismcts as K
+from sly_scout_env.agents.bots.registry import make_from_spec, registration
 from sly_scout_env.agents.ui.web.app import _game_setup
 from sly_scout_env.agents.ui.web.session import BadInput, WebGame, check_bot
-from sly_scout_env.agents.ui.web.words import HARD_BY_TABLE, bot_label, for_people, levels, plural, seat_name
+from sly_scout_env.agents.ui.web.words import (
+    HARD_BY_TABLE,
+    bot_label,
+    for_people,
+    level_spec,
+    levels,
+    plural,
+    seat_name,
+)
 from sly_scout_env.games import GAMES, get_game
 
 from ..nets import hide_shipped
@@ -105,10 +114,6 @@ def test_setup_words_levels_and_descriptions(game):
 def test_scout_hard_models_the_other_seats_as_measured():
     # Hard at Scout 2p/3p plays its checkpoint's opponents="policy"; 4p names "hybrid" (the
     # checkpoint's policy model scored below it there); 5p's checkpoint carries no model: hybrid.
-    from sly_scout_env import ismcts as K
-    from sly_scout_env.agents.bots.registry import make_from_spec
-    from sly_scout_env.agents.ui.web.words import level_spec
-
     expected = {2: K.OPP_POLICY, 3: K.OPP_POLICY, 4: K.OPP_HYBRID, 5: K.OPP_HYBRID}
     for n, code in expected.items():
         bot = make_from_spec(level_spec("Hard", "ismcts:iterations=1000", "scout", n), game="scout")
