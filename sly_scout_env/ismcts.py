@@ -77,8 +77,8 @@ _FA = types.float64[::1]
 _F32 = types.float32[::1]
 # mover(row) -> the seat to move, or -1 once the game is over
 SIG_MOVER = _I(_IA)
-# determinize(row, observer, rng, iw): re-deal in place what ``observer`` cannot know
-SIG_DETERMINIZE = _I(_IA, _I, _IA, _IA)
+# determinize(row, observer, rng, iw, prm): re-deal in place what ``observer`` cannot know
+SIG_DETERMINIZE = _I(_IA, _I, _IA, _IA, _IA)
 # seed(row, word, prng): the row's deal generator and the rollout policy's word from ``word``
 SIG_SEED = _I(_IA, _I, _IA)
 # edge_keys(row, observer, iw, legal, keys, prm) -> n legal moves and the observer's key of each
@@ -385,7 +385,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
         done += 1
         # 1. determinize
         row[:] = root_row
-        determinize_fn(row, observer, rng, iw)
+        determinize_fn(row, observer, rng, iw, prm)
         seed_fn(row, np.int64(rng_next(rng, 0)), prng)
         node = 0
         depth = 1

@@ -23,6 +23,7 @@ from sly_scout_env.games import get_game
 from sly_scout_env.kernels import net_value
 from sly_scout_env.netfile import CheckpointError, load
 from sly_scout_env.netpolicy import obs_size, search_nets
+from sly_scout_env.scout import search as SS
 from sly_scout_env.views import player_view
 
 from .agents.test_ismcts_scout import _swap_hidden, _with_known_cards
@@ -480,3 +481,19 @@ def test_the_expert_takes_policy_leaf_with_the_checkpoints_policy_model(tmp_path
     plain = make("expert", game="sly", path=_saved(tmp_path, net, "plain.npz"), policy_leaf=True)
     with pytest.raises(ValueError, match=r"applies to opponents=policy only \(here opponents=hybrid\)"):
         plain.reset(0, game="sly", num_players=2, seat=0, options={})
+
+
+def test_the_expert_takes_the_game_adapters_own_parameters_from_the_checkpoint(tmp_path):
+    net = random_expert("scout", 2)
+    net.meta["expert"] = {"belief": 3, "prune": False}
+    path = _saved(tmp_path, net, "belief.npz")
+    for given, belief, prune in (({}, 3, False), ({"belief": 0}, 0, False), ({"prune": True}, 3, True)):
+        bot = make("expert", game="scout", path=path, **given)
+        bot.reset(0, game="scout", num_players=2, seat=0, options={})
+        assert (bot.search.adapter.belief, bot.search.adapter.prune) == (belief, prune), given
+        iw, fw, prm = bot.search.adapter.workspace()
+        assert prm[SS.P_BELIEF] == belief
+    net.meta["expert"] = {"belief": -2}
+    bad = make("expert", game="scout", path=_saved(tmp_path, net, "bad_belief.npz"))
+    with pytest.raises(ValueError, match="belief=-2 is not allowed"):
+        bad.reset(0, game="scout", num_players=2, seat=0, options={})

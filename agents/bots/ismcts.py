@@ -557,7 +557,7 @@ class ISMCTSAgent(Agent):
     adapter amends them (``BOT_DEFAULTS``: Scout plays ``value="score"``, ``top_k=3`` and
     ``guide_c=0.1``; the generic ``guide_c=8.0`` was the best of 0.5, 2, 4, 8, 16 in Sly 2p
     at 0.05 s per move, docs/experiments/guided-search.md). Any other keyword
-    is a parameter of the game's adapter (``PARAMS``, e.g. Scout's ``horizon`` and ``prune``).
+    is a parameter of the game's adapter (``PARAMS``, e.g. Scout's ``horizon``, ``prune`` and ``belief``).
     The network inside the compiled search, with a guide: ``guide_prior`` (True: its policy
     ranks the edges), ``guide_value`` (``"auto"``: True when the checkpoint carries a value
     network, which then ends every simulation at its new leaf instead of a rollout, see
@@ -692,9 +692,13 @@ class ISMCTSAgent(Agent):
         key = (game, num_players, tuple(sorted(self.options.items())),
                None if self._guide_agent is None else self._guide_agent.policy.source)
         if key != self._key:
-            adapter = adapter_class(game)(num_players, self.options, **self.adapter_params)
+            adapter = adapter_class(game)(num_players, self.options, **self._table_adapter_params())
             self.search = self._new_search(adapter)
             self._key = key
+
+    def _table_adapter_params(self) -> dict:
+        """The game adapter's own parameters at this table (the expert adds its checkpoint's)."""
+        return self.adapter_params
 
     def act(self, observation, action_mask, info) -> int:
         if self.search is None:
@@ -716,9 +720,9 @@ class ExpertAgent(ISMCTSAgent):
     ``neural`` checkpoint (``path=FILE`` for yours, e.g. a ``sly-scout exit`` generation):
     its policy is the PUCT prior and, when the checkpoint
     carries a value network, that value ends the simulations. A checkpoint may state the
-    expert's tuning in ``meta["expert"]`` (:data:`TUNABLE`: what
-    its measurement chose, e.g. the iterations that take the default ``ismcts``'s time per
-    move); parameters given here win. Every other parameter is ``ismcts``'s.
+    expert's tuning in ``meta["expert"]`` (:data:`TUNABLE` and the game adapter's own
+    ``PARAMS``: what its measurement chose, e.g. the iterations that take the default
+    ``ismcts``'s time per move); parameters given here win. Every other parameter is ``ismcts``'s.
     """
 
     name = "expert"
@@ -753,6 +757,12 @@ class ExpertAgent(ISMCTSAgent):
             mine = shipped_expert_for(self.game, self.num_players, self.options)
             self._guide_agent = NeuralAgent(path=None if mine is None else mine.source)
         super()._reset_guide(seed)
+
+    def _table_adapter_params(self) -> dict:
+        """The checkpoint's tuning of the game adapter's own parameters, under those given here."""
+        tuning = self._guide_agent.policy.meta.get("expert") or {}
+        tuned = {key: tuning[key] for key in adapter_class(self.game).PARAMS if key in tuning}
+        return {**tuned, **self.adapter_params}
 
     def _new_search(self, adapter):
         params, self.guide_c, options = self._untuned  # (another table's tuning does not carry over)

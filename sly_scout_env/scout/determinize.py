@@ -20,6 +20,16 @@ every full state consistent with the public cards, hand sizes and ``known`` flag
 probably lacks a strong set, are not used, so the belief is a little wider than a
 perfect reasoner's, never narrower.)
 
+One deduction can be switched on (:func:`determinize_believing`, the search's
+``belief`` parameter): a player who scouted a card usually put it where it meets an
+equal or neighbouring number, to grow a set or a run. With ``belief=b``, a deal in which
+a scouted card in an opponent's hand has such a neighbour (its number equal or one
+apart from the scouted card's number, both as they now lie) counts ``1 + b`` times as
+likely, once per scouted card: :data:`BELIEF_DRAWS` uniform deals are drawn and one is
+kept in proportion to its weight (sampling-importance-resampling, so the belief leans
+towards those deals without ever ruling a consistent deal out). ``belief=0`` is the
+uniform draw above.
+
 :func:`row_from_view` builds a full state row from a redacted view, placing the hidden
 cards in a fixed canonical way that depends on the view only; :func:`determinize` then
 re-deals them.
@@ -36,12 +46,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._rng import rng_below, rng_next
+from .._rng import rng_below, rng_next, rng_unit
 from . import rules as R
 from .codec import dict_to_state
 
 # The hidden cards are a subset of the deck, so the pool never holds more than the deck.
 MAX_HIDDEN = R.DECK_CAP
+BELIEF_DRAWS = 8  # uniform deals drawn per believing determinization; one is kept in proportion to its weight
 
 
 @njit(cache=True)
@@ -67,15 +78,8 @@ def count_hidden(state, seat):
 
 
 @njit(cache=True)
-def determinize(state, seat, rng, rng_off, pool):
-    """Re-deal, in place, every card hidden from ``seat`` (see the module docstring).
-
-    ``rng[rng_off]`` is the splitmix64 word to draw from (the caller's generator: the
-    row's own generator, which deals later rounds, is left alone). ``pool`` is an int64
-    scratch of at least ``MAX_HIDDEN`` entries. Reads only which places are hidden
-    (public) and the multiset of hidden cards (the complement of the public cards), so
-    the result's distribution depends on the observer's information only.
-    """
+def _gather(state, seat, pool):
+    """Copy the hidden cards into ``pool`` (hand places seat by seat, then the set-aside half); their number."""
     n = state[R.NUM_PLAYERS]
     m = 0
     for s in range(n):
@@ -87,14 +91,13 @@ def determinize(state, seat, rng, rng_off, pool):
     for j in range(state[R.O_SET_ASIDE_LEN]):
         pool[m] = state[R.O_SET_ASIDE + j]
         m += 1
-    for j in range(m - 1, 0, -1):  # Fisher-Yates: a uniform permutation of the hidden cards
-        k = rng_below(rng, rng_off, j + 1)
-        t = pool[j]
-        pool[j] = pool[k]
-        pool[k] = t
-    for j in range(m):  # a uniform orientation each
-        if rng_next(rng, rng_off) & np.uint64(1):
-            pool[j] = R.flipped(pool[j])
+    return m
+
+
+@njit(cache=True)
+def _scatter(state, seat, pool):
+    """The inverse of :func:`_gather`: write ``pool`` back to the hidden places, in the same order."""
+    n = state[R.NUM_PLAYERS]
     m = 0
     for s in range(n):
         h = R.O_HANDS + s * R.HAND_CAP
@@ -105,6 +108,78 @@ def determinize(state, seat, rng, rng_off, pool):
     for j in range(state[R.O_SET_ASIDE_LEN]):
         state[R.O_SET_ASIDE + j] = pool[m]
         m += 1
+
+
+@njit(cache=True)
+def determinize(state, seat, rng, rng_off, pool):
+    """Re-deal, in place, every card hidden from ``seat`` (see the module docstring).
+
+    ``rng[rng_off]`` is the splitmix64 word to draw from (the caller's generator: the
+    row's own generator, which deals later rounds, is left alone). ``pool`` is an int64
+    scratch of at least ``MAX_HIDDEN`` entries. Reads only which places are hidden
+    (public) and the multiset of hidden cards (the complement of the public cards), so
+    the result's distribution depends on the observer's information only.
+    """
+    m = _gather(state, seat, pool)
+    for j in range(m - 1, 0, -1):  # Fisher-Yates: a uniform permutation of the hidden cards
+        k = rng_below(rng, rng_off, j + 1)
+        t = pool[j]
+        pool[j] = pool[k]
+        pool[k] = t
+    for j in range(m):  # a uniform orientation each
+        if rng_next(rng, rng_off) & np.uint64(1):
+            pool[j] = R.flipped(pool[j])
+    _scatter(state, seat, pool)
+
+
+@njit(cache=True)
+def _meets(a, b):
+    """Whether two cards' numbers in play are equal or one apart (they could grow one set or run)."""
+    d = (a >> 4) - (b >> 4)
+    return -1 <= d <= 1
+
+
+@njit(cache=True)
+def belief_weight(state, seat, belief):
+    """The weight of a deal: ``1 + belief`` for each scouted card in an opponent's hand next to a card it meets."""
+    if state[R.PHASE] == R.PHASE_FLIP:
+        return 1.0  # nothing is scouted yet in a round's flip phase
+    w = 1.0
+    for s in range(state[R.NUM_PLAYERS]):
+        if s == seat:
+            continue
+        h = R.O_HANDS + s * R.HAND_CAP
+        kn = R.O_KNOWN + s * R.HAND_CAP
+        L = state[R.O_HAND_LEN + s]
+        for i in range(L):
+            if state[kn + i] == 0:
+                continue
+            c = state[h + i]
+            if (i > 0 and _meets(c, state[h + i - 1])) or (i + 1 < L and _meets(c, state[h + i + 1])):
+                w *= 1.0 + belief
+    return w
+
+
+@njit(cache=True)
+def determinize_believing(state, seat, rng, rng_off, pool, kept, belief):
+    """:func:`determinize`, leaning towards deals that explain the opponents' Scouts (module docstring).
+
+    Draws :data:`BELIEF_DRAWS` deals with :func:`determinize` and keeps one with probability
+    proportional to :func:`belief_weight` (one pass, weighted reservoir sampling); ``kept``
+    is a second scratch like ``pool``. ``belief=0`` is exactly :func:`determinize` (one
+    draw, the same random numbers).
+    """
+    if belief <= 0:
+        determinize(state, seat, rng, rng_off, pool)
+        return
+    total = 0.0
+    for k in range(BELIEF_DRAWS):
+        determinize(state, seat, rng, rng_off, pool)
+        w = belief_weight(state, seat, belief)
+        total += w
+        if k == 0 or rng_unit(rng, rng_off) * total < w:
+            _gather(state, seat, kept)
+    _scatter(state, seat, kept)
 
 
 def row_from_view(view: dict) -> np.ndarray:

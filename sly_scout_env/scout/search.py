@@ -6,7 +6,10 @@
 * ``determinize``: :func:`sly_scout_env.scout.determinize.determinize`: the opponents'
   unknown hand cards and the 2-player set-aside half are re-dealt uniformly, order and
   orientation, around the public cards (active set, collected piles, scouted ``known``
-  cards) and the public hand sizes.
+  cards) and the public hand sizes; with ``belief=b`` (a whole number, 0 by default)
+  :func:`~sly_scout_env.scout.determinize.determinize_believing` leans towards deals in
+  which each scouted card sits next to a card it meets (an equal or neighbouring number),
+  as a player who scouts usually places it.
 * ``edge_keys``: every move is keyed by its action id (Shows and Scouts are public: the
   places, and the cards once played), except an opponent's round-start flip decision,
   which is private: both of its choices share the key ``-1``, so the observer's tree
@@ -52,7 +55,7 @@ from sly_scout_env.kernels import net_feature_rows, net_logits, net_scores_actio
 from sly_scout_env.netpolicy import NO_NETS
 from sly_scout_env.scout import policies as SP
 from sly_scout_env.scout import rules as R
-from sly_scout_env.scout.determinize import MAX_HIDDEN, determinize, row_from_view
+from sly_scout_env.scout.determinize import MAX_HIDDEN, determinize_believing, row_from_view
 from sly_scout_env.scout.features import action_features
 from sly_scout_env.scout.heuristic import NEG, WORK_SIZE, action_values, make_work
 from sly_scout_env.scout.observation import encode_observation, observation_size
@@ -152,18 +155,20 @@ def rollout(state, policy, scratch, obs, prng, nets, step_cap):
 
 
 # -- the compiled search's parts (sly_scout_env.ismcts: the signatures, one search kernel) --------
-# iw, the integer workspace: the legal-move scratch of SP.choose, the determinizer's pool,
-# the heuristic's work and the prior's values
+# iw, the integer workspace: the legal-move scratch of SP.choose, the determinizer's pool and
+# kept deal, the heuristic's work and the prior's values
 IW_SCRATCH = 0
 IW_POOL = SP.CHOOSE_SCRATCH
-IW_WORK = IW_POOL + MAX_HIDDEN
+IW_KEPT = IW_POOL + MAX_HIDDEN
+IW_WORK = IW_KEPT + MAX_HIDDEN
 IW_VALUES = IW_WORK + WORK_SIZE
 IW_SIZE = IW_VALUES + R.MAX_ACTIONS
 # prm, the adapter's parameters
 P_PRUNE = 0  # 1: move pruning (_worth_trying)
 P_HORIZON = 1  # index into HORIZONS
 P_ROUNDS = 2  # the real game length (the row's is cut to the horizon)
-P_SIZE = 3
+P_BELIEF = 3  # the weight of a deal that explains a Scout (determinize_believing; 0: uniform deals)
+P_SIZE = 4
 
 
 @njit(cache=True)
@@ -172,8 +177,8 @@ def k_mover(row):
 
 
 @njit(cache=True)
-def k_determinize(row, observer, rng, iw):
-    determinize(row, observer, rng, 0, iw[IW_POOL:IW_WORK])
+def k_determinize(row, observer, rng, iw, prm):
+    determinize_believing(row, observer, rng, 0, iw[IW_POOL:IW_KEPT], iw[IW_KEPT:IW_WORK], prm[P_BELIEF])
     return 0
 
 
@@ -267,12 +272,13 @@ class SearchAdapter(AdapterBase):
     """Scout for the generic ISMCTS (``sly_scout_env.agents.bots.ismcts``; the protocol is in its docstring).
 
     Parameters of its own (``ismcts:horizon=game``): ``horizon`` (``"round"`` default, or
-    ``"game"``) and ``prune`` (default True); see the module docstring.
+    ``"game"``), ``prune`` (default True) and ``belief`` (a whole number, default 0: uniform
+    deals); see the module docstring.
     """
 
     GAME = "scout"
     # The adapter's own bot parameters and their defaults (the ismcts bot passes them on).
-    PARAMS = {"horizon": "round", "prune": True}
+    PARAMS = {"horizon": "round", "prune": True, "belief": 0}
     # Scout's defaults of the generic search parameters. ``value="score"``: with the round
     # horizon, the win share of the running totals is flat for every move once one seat leads
     # clearly, while the squashed margin keeps telling moves apart (measured at 4 players, 24
@@ -284,7 +290,8 @@ class SearchAdapter(AdapterBase):
     # the guided bot lost more) and ``guide_c=0.1`` (docs/experiments/guided-search.md).
     BOT_DEFAULTS = {"value": "score", "top_k": 3, "guided_top_k": None, "guide_c": 0.1}
 
-    def __init__(self, num_players: int, options: dict, horizon: str = "round", prune: bool = True) -> None:
+    def __init__(self, num_players: int, options: dict, horizon: str = "round", prune: bool = True,
+                 belief: int = 0) -> None:
 
         opts = R.parse_options(num_players=num_players, **{k: v for k, v in (options or {}).items()
                                                          if k in ("rounds", "ii_after_empty_set", "score_held_chips")})
@@ -296,11 +303,16 @@ class SearchAdapter(AdapterBase):
         self.horizon = horizon
         self.rounds = opts["rounds"]  # the real game length (the row's is cut to the horizon)
         self.prune = bool(prune)
+        if isinstance(belief, bool) or not isinstance(belief, int) or belief < 0:
+            raise ValueError(f"belief={belief!r} is not allowed; give a whole number >= 0 (a deal that explains "
+                             "a Scout counts 1 + belief times; 0: uniform deals)")
+        self.belief = belief
         self._scratch = np.zeros(SP.CHOOSE_SCRATCH, dtype=np.int64)  # SP.choose's (a neural scorer's too)
         self.observation_size = int(observation_size(self.num_players))
         self._obs = np.zeros(self.observation_size, dtype=np.float32)
         self._prng = np.zeros(1, dtype=np.int64)
         self._pool = np.zeros(MAX_HIDDEN, dtype=np.int64)
+        self._kept = np.zeros(MAX_HIDDEN, dtype=np.int64)
         self._work = make_work()
         self._values = np.zeros(self.num_actions, dtype=np.int64)
         self._nets = NO_NETS  # the rollout network, set by policy_id("neural")
@@ -311,6 +323,7 @@ class SearchAdapter(AdapterBase):
         prm[P_PRUNE] = int(self.prune)
         prm[P_HORIZON] = HORIZONS.index(self.horizon)
         prm[P_ROUNDS] = self.rounds
+        prm[P_BELIEF] = self.belief
         return np.zeros(IW_SIZE, dtype=np.int64), np.zeros(1, dtype=np.float64), prm
 
     def root(self, observation, action_mask, info) -> np.ndarray:
@@ -320,7 +333,7 @@ class SearchAdapter(AdapterBase):
         return row
 
     def determinize(self, row, seat, rng_word) -> None:
-        determinize(row, seat, rng_word, 0, self._pool)
+        determinize_believing(row, seat, rng_word, 0, self._pool, self._kept, self.belief)
 
     def seed_row(self, row, word: int) -> None:
         row[R.RNG] = word  # deals of later rounds (horizon "game")

@@ -98,7 +98,7 @@ def k_mover(row):
 
 
 @njit(cache=True)
-def k_determinize(row, observer, rng, iw):
+def k_determinize(row, observer, rng, iw, prm):
     determinize(row, observer, rng, 0)
     return 0
 

@@ -12,7 +12,14 @@ from sly_scout_env.agents import make
 from sly_scout_env.agents.bots.views import player_view
 from sly_scout_env.netpolicy import NO_NETS
 from sly_scout_env.scout import rules as R
-from sly_scout_env.scout.determinize import MAX_HIDDEN, count_hidden, determinize, row_from_view
+from sly_scout_env.scout.determinize import (
+    MAX_HIDDEN,
+    belief_weight,
+    count_hidden,
+    determinize,
+    determinize_believing,
+    row_from_view,
+)
 
 
 def _played(num_players, seed, moves, rounds=None):
@@ -111,6 +118,96 @@ def test_determinize_orientations_vary():
         for card in e["hands"][2]:
             ups[card[0] < card[1]] += 1
     assert ups[True] > 50 and ups[False] > 50  # both sides up occur
+
+
+def _believed(row, seat, word, belief):
+    r = row.copy()
+    determinize_believing(r, seat, np.array([word], dtype=np.int64), 0, np.zeros(MAX_HIDDEN, dtype=np.int64),
+                          np.zeros(MAX_HIDDEN, dtype=np.int64), belief)
+    return r
+
+
+def _card(up, down):
+    return up * 16 + down
+
+
+def test_belief_weight_counts_each_scouted_card_next_to_a_card_it_meets():
+    env = _with_known_cards(4, 21)
+    row = env._state.copy()
+    row[R.O_KNOWN : R.O_KNOWN + 4 * R.HAND_CAP] = 0
+    h1 = R.O_HANDS + 1 * R.HAND_CAP
+    assert row[R.O_HAND_LEN + 1] >= 3 and row[R.O_HAND_LEN + 2] >= 2
+    row[R.O_KNOWN + 1 * R.HAND_CAP + 1] = 1  # seat 1 scouted the card at place 1: a 5 up
+    row[h1 : h1 + 3] = [_card(9, 8), _card(5, 2), _card(1, 3)]
+    assert belief_weight(row, 0, 3) == 1.0  # a 9 and a 1 beside it: no set or run to grow
+    row[h1] = _card(6, 8)  # a 6 on its left: a run
+    assert belief_weight(row, 0, 3) == 4.0
+    row[h1] = _card(8, 6)  # the 6 turned down no longer counts: the number in play decides
+    row[h1 + 2] = _card(5, 7)  # a 5 on its right: a set
+    assert belief_weight(row, 0, 3) == 4.0
+    row[h1 + 2] = _card(4, 7)
+    assert belief_weight(row, 0, 3) == 4.0 and belief_weight(row, 0, 0) == 1.0
+    h2 = R.O_HANDS + 2 * R.HAND_CAP
+    row[R.O_KNOWN + 2 * R.HAND_CAP] = 1  # a second scouted card, at seat 2's left end
+    row[h2 : h2 + 2] = [_card(7, 1), _card(7, 2)]
+    assert belief_weight(row, 0, 3) == 16.0  # once per scouted card
+    assert belief_weight(row, 2, 3) == 4.0  # the observer's own scouted cards are no evidence
+    row[R.PHASE] = R.PHASE_FLIP
+    assert belief_weight(row, 0, 3) == 1.0
+
+
+def test_believing_determinization_is_the_uniform_one_at_belief_zero():
+    env = _with_known_cards(4, 3)
+    for word in range(5):
+        plain = env._state.copy()
+        determinize(plain, 0, np.array([word], dtype=np.int64), 0, np.zeros(MAX_HIDDEN, dtype=np.int64))
+        assert np.array_equal(_believed(env._state, 0, word, 0), plain)
+
+
+@pytest.mark.parametrize("num_players,seed", [(2, 1), (4, 3)])
+def test_believing_determinization_keeps_the_public_cards_and_leans_towards_scouts_explained(num_players, seed):
+    env = _with_known_cards(num_players, seed)
+    d = env.state_dict()
+    row = env._state
+    out = scout_v0.raw_env(num_players=num_players)
+    out.reset(seed=0)
+    for word in range(6):
+        out._state[:] = _believed(row, 0, word, 3)
+        e = out.state_dict()
+        assert _cards(e) == _cards(d) and e["hands"][0] == d["hands"][0] and e["known"] == d["known"]
+        for s in range(1, num_players):
+            for i, k in enumerate(d["known"][s]):
+                if k:
+                    assert e["hands"][s][i] == d["hands"][s][i]
+    scouts = sum(sum(k) for k in d["known"][1:])
+    draws = 300
+    uniform = np.mean([belief_weight(_believed(row, 0, w, 0), 0, 1) for w in range(draws)])
+    leaning = np.mean([belief_weight(_believed(row, 0, w, 5), 0, 1) for w in range(draws)])
+    # belief_weight(., 1) = 2 ** (scouted cards explained): more of them are explained
+    assert scouts >= 1 and leaning > uniform * 1.2
+
+
+def test_a_believing_search_does_not_peek():
+    env = _with_known_cards(4, 12)
+    d = env.state_dict()
+    d2 = _swap_hidden(d, 0)
+    env2 = scout_v0.raw_env(num_players=4)
+    env2.reset(seed=0)
+    env2.from_state_dict(d2)
+    roots = []
+    for e, dd in ((env, d), (env2, d2)):
+        bot = make("ismcts", game="scout", iterations=60, belief=3)
+        bot.reset(123, game="scout", num_players=4, seat=0, options={})
+        o = e.observe(e.agent_selection)
+        bot.act(o["observation"], o["action_mask"], {"seat": 0, "view": player_view(dd, 0)})
+        roots.append({k: (ch.visits, tuple(ch.value)) for k, ch in bot.search.last_root.children.items()})
+    assert roots[0] == roots[1]
+    plain = make("ismcts", game="scout", iterations=60)
+    plain.reset(123, game="scout", num_players=4, seat=0, options={})
+    o = env.observe(env.agent_selection)
+    plain.act(o["observation"], o["action_mask"], {"seat": 0, "view": player_view(d, 0)})
+    # the belief changes the search (not a no-op)
+    assert roots[0] != {k: (ch.visits, tuple(ch.value)) for k, ch in plain.search.last_root.children.items()}
 
 
 @pytest.mark.parametrize("num_players", [2, 4])
@@ -254,6 +351,9 @@ def test_horizon_and_value_weighting():
 def test_bad_parameters_are_rejected():
     with pytest.raises(ValueError, match="horizon"):
         make("ismcts", game="scout", horizon="forever")
+    for bad in (-1, 1.5, True, "3"):
+        with pytest.raises(ValueError, match=r"belief=.*whole number >= 0"):
+            make("ismcts", game="scout", belief=bad)
     with pytest.raises(ValueError, match="game"):
         make("ismcts", game="scout").reset(0, game="sly", num_players=3, seat=0, options={})
 
