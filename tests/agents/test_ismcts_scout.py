@@ -143,6 +143,7 @@ def test_belief_weight_counts_each_scouted_card_next_to_a_card_it_meets():
     row[h1] = _card(6, 8)  # a 6 on its left: a run
     assert belief_weight(row, 0, 3) == 4.0
     row[h1] = _card(8, 6)  # the 6 turned down no longer counts: the number in play decides
+    assert belief_weight(row, 0, 3) == 1.0
     row[h1 + 2] = _card(5, 7)  # a 5 on its right: a set
     assert belief_weight(row, 0, 3) == 4.0
     row[h1 + 2] = _card(4, 7)
