@@ -348,8 +348,10 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
         scout.reset(0, game="scout", num_players=players, seat=0, options={})
         kept = shipped_expert_for("scout", players)
         assert scout._guide_agent.policy.source == kept.source != shipped_for("scout", players).source
-        assert scout.guide_c == kept.meta["expert"]["guide_c"] == 0.5
-        assert scout.search.fcfg[K.F_GUIDE_C] == 0.5  # over Scout's bot default (0.1)
+        # 0.7 at 2p since 2026-12-07 (docs/strength.md, "A fourth expert round at Scout 2p"), else 0.5.
+        tuned = 0.7 if players == 2 else 0.5
+        assert scout.guide_c == kept.meta["expert"]["guide_c"] == tuned
+        assert scout.search.fcfg[K.F_GUIDE_C] == tuned  # over Scout's bot default (0.1)
         assert scout.search.cfg[K.C_VALUE] == K.VALUE_SCORE  # "lead" was level there: Scout's default stays
         # The other seats play greedy inside the tree where that led at equal time (2p, 4p), not at 5p.
         want = K.OPP_HYBRID if players == 5 else K.OPP_POLICY
