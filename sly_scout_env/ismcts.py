@@ -32,7 +32,9 @@ goes inside the search (the ``ismcts`` bot's docstring, "Guide"):
   ``logits`` part; either kind of checkpoint; the logits divided by ``guide_temperature``,
   1 by default: above 1 flattens the prior), summed over the moves behind each edge and
   kept from the iteration that first saw the edge. Every available edge gets a child; an
-  unvisited one takes its parent's mean (first-play urgency). At the root the prior may be
+  unvisited one takes its parent's mean less ``fpu_reduction`` (first-play urgency; 0 by
+  default: the mean itself; above 0 the search stays longer with the edges it has visited,
+  below 0 it tries more of the others). At the root the prior may be
   mixed with Dirichlet noise (``noise``, ``noise_alpha``: self-play exploration), drawn
   from the search's own word (Marsaglia and Tsang's gamma). With ``guide_opponents=False``
   only the observer's nodes are guided: the other seats' nodes choose by UCB as in the
@@ -125,7 +127,8 @@ F_NOISE_ALPHA = 4  # the Dirichlet concentration of that noise
 F_VALUE_MIX = 5  # weight of the value network at a leaf: 1 ends the simulation there, below 1 it is
 #                  mixed with the rollout's reward (AlphaGo's lambda; the rollout is then played)
 F_GUIDE_T = 6  # temperature of the prior's softmax: above 1 flattens it, below 1 sharpens it
-F_SIZE = 7
+F_FPU = 7  # first-play urgency reduction: an unvisited guided child is valued at its parent's mean less this
+F_SIZE = 8
 OPP_TREE, OPP_HYBRID, OPP_POLICY = 0, 1, 2
 OPPONENT_CODES = {"tree": OPP_TREE, "hybrid": OPP_HYBRID, "policy": OPP_POLICY}
 VALUE_WIN, VALUE_SCORE, VALUE_MIXED, VALUE_LEAD = 0, 1, 2, 3
@@ -448,7 +451,7 @@ def run(mover_fn, determinize_fn, seed_fn, edge_keys_fn, apply_fn, prior_fn, bes
                         _guide_priors(pvals, n, m, gfirst, gnext, gslot, ep, node == 0, rng, fcfg[F_NOISE],
                                       fcfg[F_NOISE_ALPHA], fcfg[F_GUIDE_T])
                         break
-                fpu = tf[node, mover] / ti[node, T_VISITS] if ti[node, T_VISITS] > 0 else 0.5
+                fpu = (tf[node, mover] / ti[node, T_VISITS] if ti[node, T_VISITS] > 0 else 0.5) - fcfg[F_FPU]
                 best = -np.inf
                 pick = -1
                 for g in range(m):
@@ -646,7 +649,7 @@ class CompiledSearch:
     def __init__(self, adapter, kernels, *, iterations=300, time_limit=None, c=0.3, rollout="greedy", value="mixed",
                  score_scale=5.0, top_k=None, opponents="hybrid", guide=None, guide_c=8.0, guide_prior=True,
                  guide_value=False, value_mix=1.0, noise=0.0, noise_alpha=0.3, guide_temperature=1.0,
-                 guide_opponents=True, policy_leaf=False, opponent_policy=None):
+                 guide_opponents=True, policy_leaf=False, opponent_policy=None, fpu_reduction=0.0):
         self.adapter = adapter
         self.kernels = tuple(kernels)
         self.iterations = iterations
@@ -672,6 +675,7 @@ class CompiledSearch:
         self.fcfg[F_NOISE_ALPHA] = float(noise_alpha)
         self.fcfg[F_VALUE_MIX] = float(value_mix)
         self.fcfg[F_GUIDE_T] = float(guide_temperature)
+        self.fcfg[F_FPU] = float(fpu_reduction)
         # the guide (a netfile.NeuralPolicy): its logits as the PUCT prior, its value network as the cut-off
         from .netpolicy import NO_NETS, obs_size, search_nets
 

@@ -348,8 +348,8 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
         scout.reset(0, game="scout", num_players=players, seat=0, options={})
         kept = shipped_expert_for("scout", players)
         assert scout._guide_agent.policy.source == kept.source != shipped_for("scout", players).source
-        # 0.7 at 2p since 2026-12-07 (docs/strength.md, "A fourth expert round at Scout 2p"), else 0.5.
-        tuned = 0.7 if players == 2 else 0.5
+        # 1.0 at 2p since 2026-12-08 (docs/strength.md, "The Scout 2p expert's PUCT constant again"), else 0.5.
+        tuned = 1.0 if players == 2 else 0.5
         assert scout.guide_c == kept.meta["expert"]["guide_c"] == tuned
         assert scout.search.fcfg[K.F_GUIDE_C] == tuned  # over Scout's bot default (0.1)
         assert scout.search.cfg[K.C_VALUE] == K.VALUE_SCORE  # "lead" was level there: Scout's default stays
@@ -498,4 +498,49 @@ def test_the_expert_takes_the_game_adapters_own_parameters_from_the_checkpoint(t
     net.meta["expert"] = {"belief": -2}
     bad = make("expert", game="scout", path=_saved(tmp_path, net, "bad_belief.npz"))
     with pytest.raises(ValueError, match="belief=-2 is not allowed"):
+        bad.reset(0, game="scout", num_players=2, seat=0, options={})
+
+
+def test_a_large_fpu_reduction_keeps_the_search_on_the_moves_it_has_tried():
+    """``fpu_reduction=1``: an unvisited edge is worth the parent's mean less 1, below every
+    visited edge's mean while its exploration term is small, so at a small ``guide_c`` the root
+    keeps the first edge it tried; at the default (0) a flattened prior sends visits to others
+    too, and at -1 every available edge is tried before any is tried twice."""
+    env, seat, role, ad, row = _root("scout", 2)
+    net = random_expert("scout", 2, value_bias=0.0)
+    visited = {}
+    for reduction in (-1.0, 0.0, 1.0):
+        search = K.CompiledSearch(ad, role.KERNELS, iterations=60, guide=net, guide_value=False, guide_c=0.3,
+                                  guide_temperature=4.0, fpu_reduction=reduction)
+        assert search.fcfg[K.F_FPU] == reduction
+        search.search(row, seat, np.random.default_rng(0))
+        acts, visits = search.root_visits()
+        assert visits.sum() == 60
+        visited[reduction] = int((visits > 0).sum())
+    assert visited[1.0] == 1 and visited[0.0] > 1, visited
+    assert visited[-1.0] > visited[0.0], visited
+    legal = np.zeros(ad.num_actions + 1, np.int64)
+    assert visited[-1.0] == ad.edge_keys(row, seat, legal, legal.copy())  # (fewer than 60 edges here)
+
+
+def test_fpu_reduction_is_checked_and_read_from_the_checkpoint(tmp_path):
+    for bad in (-1.5, 1.5, float("nan"), True, "half"):
+        with pytest.raises(ValueError, match=f"fpu_reduction={bad!r} is not allowed; give a number in \\[-1, 1\\]"):
+            make("ismcts", game="scout", guide="neural", fpu_reduction=bad)
+    with pytest.raises(ValueError, match="give guide=neural with them"):
+        make("ismcts", game="scout", fpu_reduction=0.2)
+    with pytest.raises(ValueError, match="run on engine=compiled only"):
+        make("ismcts", game="scout", guide="neural", fpu_reduction=0.2, engine="python")
+    net = random_expert("scout", 2)
+    net.meta["expert"] = {"fpu_reduction": 0.25}
+    path = _saved(tmp_path, net)
+    bot = make("expert", game="scout", path=path)
+    bot.reset(0, game="scout", num_players=2, seat=0, options={})
+    assert bot.search.fcfg[K.F_FPU] == 0.25
+    mine = make("expert", game="scout", path=path, fpu_reduction=0.0)
+    mine.reset(0, game="scout", num_players=2, seat=0, options={})
+    assert mine.search.fcfg[K.F_FPU] == 0.0  # what is given wins
+    net.meta["expert"] = {"fpu_reduction": 2}
+    bad = make("expert", game="scout", path=_saved(tmp_path, net, "bad.npz"))
+    with pytest.raises(ValueError, match="fpu_reduction=2 is not allowed"):
         bad.reset(0, game="scout", num_players=2, seat=0, options={})

@@ -74,7 +74,8 @@ at every node where the tree chooses, the edge maximising
     Q + guide_c * P(edge) * sqrt(availability) / (1 + visits)
 
 is followed, where ``Q`` is the edge's mean value for the player to move (an edge never
-visited takes its parent's mean, "first-play urgency"), and ``P(edge)`` is the network's
+visited takes its parent's mean, "first-play urgency"; on the compiled search that mean less
+``fpu_reduction``, 0 by default), and ``P(edge)`` is the network's
 masked softmax over the mover's legal actions, summed over the actions behind the edge
 (for an opponent's hidden Lay in Sly: the probability it lays on that space). The
 network reads **the mover's own observation** of the determinized row (the adapter's
@@ -491,6 +492,12 @@ def check_guide_temperature(temperature) -> None:
                     "a number > 0 (the prior's logits are divided by it: above 1 flattens it)")
 
 
+def check_fpu_reduction(reduction) -> None:
+    if isinstance(reduction, bool) or not isinstance(reduction, (int, float)) or not -1 <= reduction <= 1:
+        raise ValueError(f"fpu_reduction={reduction!r} is not allowed; give a number in [-1, 1] (subtracted from "
+                         "the parent's mean to value an unvisited guided move; rewards lie in [0, 1])")
+
+
 def check_guide_c(guide_c) -> None:
     # 0 is refused: with no exploration term and unvisited edges valued at the parent's mean,
     # every simulation follows the first edge, and the search plays the first legal move
@@ -566,7 +573,10 @@ class ISMCTSAgent(Agent):
     divided by it, 1 default: above 1 flattens a sharp prior, so PUCT explores more),
     ``guide_opponents`` (True default: the prior guides every seat's nodes; False: only the
     searching seat's, the others choose by UCB as without a guide, which saves the network's
-    calls where the determinized hands change the legal moves), ``noise``
+    calls where the determinized hands change the legal moves), ``fpu_reduction`` (0 default: an
+    unvisited guided move is valued at its parent's mean; above 0 at that mean less it, so
+    the search stays longer with the moves it has tried, below 0 above the mean, so it tries
+    more of them), ``noise``
     (share of Dirichlet noise in the root's prior, 0 default: self-play exploration) and
     ``noise_alpha`` (its concentration, 0.3).
     ``engine``: ``"compiled"`` (the default: the whole search inside Numba,
@@ -582,7 +592,7 @@ class ISMCTSAgent(Agent):
                  guide=None, guide_path=None,
                  guide_c="auto",
                  guide_prior=True, guide_value="auto", value_mix=1.0, noise=0.0, noise_alpha=0.3, guide_temperature=1.0,
-                 guide_opponents=True, engine="auto", **adapter_params):
+                 guide_opponents=True, fpu_reduction=0.0, engine="auto", **adapter_params):
         super().__init__()
         if engine == "auto":
             engine = "compiled"
@@ -601,17 +611,19 @@ class ISMCTSAgent(Agent):
             raise ValueError(f"value_mix={value_mix!r} is not allowed; give a number in (0, 1] (the value network's "
                              "weight at a leaf; 1 ends the simulation there)")
         check_guide_temperature(guide_temperature)
+        check_fpu_reduction(fpu_reduction)
         if guide is None and (guide_prior is not True or guide_value not in ("auto", False) or noise
-                              or guide_temperature != 1 or guide_opponents is not True):
-            raise ValueError("guide_prior, guide_value, guide_temperature, guide_opponents and noise shape the network "
-                             "inside the search: give guide=neural with them")
+                              or guide_temperature != 1 or guide_opponents is not True or fpu_reduction):
+            raise ValueError("guide_prior, guide_value, guide_temperature, guide_opponents, fpu_reduction and noise "
+                             "shape the network inside the search: give guide=neural with them")
         if guide is not None and guide_prior is False and guide_value is False:
             raise ValueError("guide=neural with guide_prior=false and guide_value=false uses the network for "
                              "nothing: keep the prior, the value or both")
         if engine == "python" and (guide_value is True or noise or guide_prior is False or guide_temperature != 1
-                                   or guide_opponents is not True):
-            raise ValueError("guide_value, guide_prior=false, guide_temperature, guide_opponents=false and noise run "
-                             "on engine=compiled only (the Python search is the reference of the prior-guided search)")
+                                   or guide_opponents is not True or fpu_reduction):
+            raise ValueError("guide_value, guide_prior=false, guide_temperature, guide_opponents=false, fpu_reduction "
+                             "and noise run on engine=compiled only (the Python search is the reference of the "
+                             "prior-guided search)")
         self.engine = engine
         cls = adapter_class(game)
         defaults = {**DEFAULTS, **cls.BOT_DEFAULTS}
@@ -626,7 +638,8 @@ class ISMCTSAgent(Agent):
                              "network's prior instead of widening (leave top_k at auto, or give engine=python)")
         self.guide_options = dict(guide_prior=guide_prior, guide_value=guide_value, value_mix=float(value_mix),
                                   noise=float(noise), noise_alpha=float(noise_alpha),
-                                  guide_temperature=float(guide_temperature), guide_opponents=guide_opponents)
+                                  guide_temperature=float(guide_temperature), guide_opponents=guide_opponents,
+                                  fpu_reduction=float(fpu_reduction))
         unknown = sorted(set(adapter_params) - set(cls.PARAMS))
         if unknown:
             allowed = sorted(set(_GENERIC_PARAMS) | set(cls.PARAMS))
@@ -727,7 +740,8 @@ class ExpertAgent(ISMCTSAgent):
 
     name = "expert"
     TUNABLE = ("iterations", "guide_c", "guide_prior", "guide_value", "value_mix", "guide_temperature",
-               "guide_opponents", "value", "score_scale", "opponents", "policy_leaf", "opponent_policy")
+               "guide_opponents", "fpu_reduction", "value", "score_scale", "opponents", "policy_leaf",
+               "opponent_policy")
     # tuned for the policy model of the other seats: dropped when another model is asked for
     POLICY_MODEL = ("policy_leaf", "opponent_policy")
 
@@ -786,6 +800,9 @@ class ExpertAgent(ISMCTSAgent):
             elif key == "guide_opponents":
                 check_flag(key, tuning[key])
                 self.guide_options[key] = tuning[key]
+            elif key == "fpu_reduction":
+                check_fpu_reduction(tuning[key])
+                self.guide_options[key] = float(tuning[key])
             else:
                 self.guide_options[key] = tuning[key]
         ISMCTS(_DummyAdapter(), **self.params)  # a bad value in the file, or policy_leaf without its model, named
@@ -796,7 +813,7 @@ class ExpertAgent(ISMCTSAgent):
 _GENERIC_PARAMS = ("iterations", "time_limit", "c", "rollout", "value", "score_scale", "top_k", "opponents",
                    "policy_leaf", "opponent_policy", "guide",
                    "guide_path", "guide_c", "guide_prior", "guide_value", "value_mix", "noise", "noise_alpha",
-                   "guide_temperature", "guide_opponents", "engine")
+                   "guide_temperature", "guide_opponents", "fpu_reduction", "engine")
 
 
 class _DummyAdapter:
