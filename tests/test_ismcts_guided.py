@@ -359,6 +359,8 @@ def test_the_expert_bot_uses_a_shipped_expert_network_where_there_is_one():
         assert scout.search.cfg[K.C_POLICY_LEAF] == 0  # the leaf rule: behind at 2p and 5p, level at 4p
         # a flatter prior led at 2p on four seeds with the policy model (docs/strength.md); not elsewhere
         assert scout.search.fcfg[K.F_GUIDE_T] == (2.0 if players == 2 else 1.0), players
+        # an unvisited move valued below its parent's mean led at 2p on four seeds (2026-12-08); not screened elsewhere
+        assert scout.search.fcfg[K.F_FPU] == (0.1 if players == 2 else 0.0), players
     # Scout 3p: the neural (PPO) network serves inside too, with its own tuning (it led inside the search).
     scout.reset(0, game="scout", num_players=3, seat=0, options={})
     assert shipped_expert_for("scout", 3) is None

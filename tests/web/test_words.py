@@ -120,6 +120,8 @@ def test_scout_hard_models_the_other_seats_as_measured():
         bot.reset(0, game="scout", num_players=n, seat=0, options=get_game("scout").default_options())
         assert bot.search.cfg[K.C_OPPONENTS] == code, (n, bot.search.cfg[K.C_OPPONENTS])
         assert bot.search.fcfg[K.F_GUIDE_T] == 1.0  # (2p: the temperature Hard was measured with)
+        assert bot.search.fcfg[K.F_FPU] == 0.0  # (2p: the first-play urgency too)
+        assert bot.search.fcfg[K.F_GUIDE_C] == 0.5  # (2p: and the PUCT constant; 3-5p: their checkpoints')
 
 
 def test_hard_at_a_table_can_be_another_bot(monkeypatch):

@@ -27,12 +27,13 @@ BOT_LABELS = {"random": "Random", "greedy": "Greedy", "ismcts": "ISMCTS", "neura
 # benchmarks/web_load.py --hard-timing` measures it again. Scout 2p and 3p play their
 # checkpoints' model of the other seats (`opponents=policy`, measured here too); Scout 4p
 # keeps `opponents=hybrid`: its checkpoint's model scored below it there (0.297 against 0.303).
-# Scout 2p names the prior's temperature and PUCT constant it was measured with (its checkpoint's
-# are 2 and 0.7 since, measured at equal time only).
+# Scout 2p names the prior's temperature, PUCT constant and first-play urgency it was measured with
+# (its checkpoint's are 2, 1.0 and 0.1 since, measured at equal time only).
 LEVELS = [("Easy", "greedy"), ("Medium", "neural"), ("Hard", "ismcts:iterations=1000")]
 HARD_BY_TABLE: dict[tuple[str, int], str] = {
-    ("scout", 2): "expert:iterations=500:guide_temperature=1:guide_c=0.5", ("scout", 3): "expert:iterations=500",
-    ("scout", 4): "expert:iterations=500:opponents=hybrid", ("scout", 5): "expert:iterations=500",
+    ("scout", 2): "expert:iterations=500:guide_temperature=1:guide_c=0.5:fpu_reduction=0",
+    ("scout", 3): "expert:iterations=500", ("scout", 4): "expert:iterations=500:opponents=hybrid",
+    ("scout", 5): "expert:iterations=500",
     ("sly", 2): "expert:iterations=1000", ("sly", 3): "expert:iterations=1000", ("sly", 4): "expert:iterations=1000",
 }
 HARD_SECONDS = {
